@@ -1,0 +1,127 @@
+package batch
+
+import (
+	"errors"
+
+	"github.com/urikit/urikit/uri"
+)
+
+func init() {
+	Register("parse", opParse)
+	Register("resolve", opResolve)
+	Register("normalize", opNormalize)
+	Register("equal", opEqual)
+}
+
+// failURI answers with the reason and, for a syntax error, its offset.
+func failURI(err error) Object {
+	var e *uri.Error
+	if errors.As(err, &e) {
+		return FailAt(e.Reason, e.Offset)
+	}
+	return Fail(err.Error())
+}
+
+func opParse(r Request) Object {
+	in, err := r.String("input")
+	if err != nil {
+		return Fail(err.Error())
+	}
+	u, err := uri.ParseReference(in)
+	if err != nil {
+		return failURI(err)
+	}
+	return ParseFields(u)
+}
+
+// ParseFields is the success response of the parse op.
+func ParseFields(u uri.URI) Object {
+	var hostType any
+	if u.HasAuthority() {
+		hostType = u.HostKind().String()
+	}
+	return Object{
+		"ok":        true,
+		"scheme":    Str(u.Scheme(), u.HasScheme()),
+		"authority": Str(u.Authority(), u.HasAuthority()),
+		"userinfo":  Str(u.Userinfo(), u.HasUserinfo()),
+		"host":      Str(u.Host(), u.HasAuthority()),
+		"host_type": hostType,
+		"port":      Str(u.Port(), u.HasPort()),
+		"path":      u.Path(),
+		"query":     Str(u.Query(), u.HasQuery()),
+		"fragment":  Str(u.Fragment(), u.HasFragment()),
+	}
+}
+
+func opResolve(r Request) Object {
+	base, err := r.String("base")
+	if err != nil {
+		return Fail(err.Error())
+	}
+	ref, err := r.String("ref")
+	if err != nil {
+		return Fail(err.Error())
+	}
+	b, err := uri.Parse(base)
+	if err != nil {
+		return Fail("base: " + err.Error())
+	}
+	rr, err := uri.ParseReference(ref)
+	if err != nil {
+		return Fail("ref: " + err.Error())
+	}
+	res, err := b.Resolve(rr)
+	if err != nil {
+		return Fail(err.Error())
+	}
+	return Object{"ok": true, "result": res.String()}
+}
+
+func level(r Request, def string) (uri.Level, error) {
+	name, err := r.OptString("level", def)
+	if err != nil {
+		return 0, err
+	}
+	l, ok := uri.ParseLevel(name)
+	if !ok {
+		return 0, errors.New(`unknown level "` + name + `" (want simple, syntax or scheme)`)
+	}
+	return l, nil
+}
+
+func opNormalize(r Request) Object {
+	in, err := r.String("input")
+	if err != nil {
+		return Fail(err.Error())
+	}
+	lv, err := level(r, "syntax")
+	if err != nil {
+		return Fail(err.Error())
+	}
+	u, err := uri.ParseReference(in)
+	if err != nil {
+		return failURI(err)
+	}
+	return Object{"ok": true, "result": u.Normalize(lv).String()}
+}
+
+func opEqual(r Request) Object {
+	a, err := r.String("a")
+	if err != nil {
+		return Fail(err.Error())
+	}
+	b, err := r.String("b")
+	if err != nil {
+		return Fail(err.Error())
+	}
+	lv, err := level(r, "simple")
+	if err != nil {
+		return Fail(err.Error())
+	}
+	eq, err := uri.EqualStrings(a, b, lv)
+	if err != nil {
+		return failURI(err)
+	}
+	return Object{"ok": true, "result": eq}
+}

@@ -1,0 +1,190 @@
+package uri
+
+import "strconv"
+
+// Level is a rung of the comparison ladder of RFC 3986 §6.2.
+type Level uint8
+
+const (
+	// Simple compares the text character for character (§6.2.1).
+	Simple Level = iota
+	// Syntax normalizes case, percent-encoding and dot segments (§6.2.2).
+	Syntax
+	// SchemeBased adds the scheme's rules: default port, empty path (§6.2.3).
+	SchemeBased
+)
+
+func (l Level) String() string {
+	switch l {
+	case Simple:
+		return "simple"
+	case Syntax:
+		return "syntax"
+	case SchemeBased:
+		return "scheme"
+	}
+	return "Level(" + strconv.Itoa(int(l)) + ")"
+}
+
+// ParseLevel reads "simple", "syntax" or "scheme".
+func ParseLevel(s string) (Level, bool) {
+	switch s {
+	case "simple":
+		return Simple, true
+	case "syntax":
+		return Syntax, true
+	case "scheme":
+		return SchemeBased, true
+	}
+	return 0, false
+}
+
+// Normalize returns u normalized at level.
+func (u URI) Normalize(level Level) URI {
+	if level == Simple {
+		return u
+	}
+	v, err := ParseReference(string(u.AppendNormalized(nil, level)))
+	if err != nil {
+		// Normalization only decodes unreserved characters, changes case
+		// and removes dot segments; its output always parses.
+		panic("uri: normalization produced an invalid URI: " + err.Error())
+	}
+	return v
+}
+
+// AppendNormalized appends the text of u normalized at level to dst.
+//
+// Syntax (§6.2.2): the scheme and a reg-name or IP-literal host in lower
+// case; the hex digits of every percent-encoding in upper case; the
+// percent-encodings of unreserved characters decoded (in a reg-name first,
+// so "%41" becomes "a"); dot segments removed (§5.2.4) when u has a scheme.
+// IP literals are lowercased as text, never rewritten.
+//
+// SchemeBased (§6.2.3) adds, for schemes with a known default port, the
+// removal of an empty or default port (compared as a number) and of the
+// leading zeros of any other port, and "/" for an empty path where the
+// scheme says so (http, https, ws, wss, ftp).
+func (u URI) AppendNormalized(dst []byte, level Level) []byte {
+	if level == Simple {
+		return append(dst, u.s...)
+	}
+	var info SchemeInfo
+	known := false
+	if u.HasScheme() {
+		dst = appendLower(dst, u.Scheme())
+		dst = append(dst, ':')
+		if level >= SchemeBased {
+			info, known = LookupScheme(u.Scheme())
+		}
+	}
+	if u.HasAuthority() {
+		dst = append(dst, "//"...)
+		if u.HasUserinfo() {
+			dst = appendNormPct(dst, u.Userinfo(), false)
+			dst = append(dst, '@')
+		}
+		switch u.kind {
+		case IPv6, IPvFuture:
+			dst = append(dst, '[')
+			dst = appendNormPct(dst, u.Host(), true)
+			dst = append(dst, ']')
+		default:
+			dst = appendNormPct(dst, u.Host(), true)
+		}
+		if u.HasPort() {
+			dst = appendPort(dst, u.Port(), known && level >= SchemeBased, info.DefaultPort)
+		}
+	}
+	pathStart := len(dst)
+	path := u.Path()
+	switch {
+	case path == "" && known && info.EmptyPathIsSlash && u.HasAuthority():
+		dst = append(dst, '/')
+	case u.HasScheme():
+		// §6.2.2.3: percent-encoding first, so "%2E%2E" is a dot segment too.
+		var buf [256]byte
+		clean := appendNormPct(buf[:0], path, false)
+		dst = appendRemoveDotSegments(dst, string(clean))
+		dst = guardPath(dst, pathStart, u.HasAuthority())
+	default:
+		dst = appendNormPct(dst, path, false)
+	}
+	if u.HasQuery() {
+		dst = append(dst, '?')
+		dst = appendNormPct(dst, u.Query(), false)
+	}
+	if u.HasFragment() {
+		dst = append(dst, '#')
+		dst = appendNormPct(dst, u.Fragment(), false)
+	}
+	return dst
+}
+
+// appendPort writes ":port", or nothing when scheme-based normalization
+// drops it (empty, or the scheme's default compared as a number).
+func appendPort(dst []byte, port string, schemeRules bool, defaultPort int) []byte {
+	if !schemeRules {
+		dst = append(dst, ':')
+		return append(dst, port...)
+	}
+	i := 0
+	for i < len(port)-1 && port[i] == '0' {
+		i++
+	}
+	digits := port[i:]
+	if digits == "" || defaultPort > 0 && digits == strconv.Itoa(defaultPort) {
+		return dst
+	}
+	dst = append(dst, ':')
+	return append(dst, digits...)
+}
+
+// appendNormPct writes s with the hex digits of its percent-encodings in
+// upper case and the encodings of unreserved characters decoded (§6.2.2.2);
+// with lowerCase, letters (decoded ones included) are lowered (§6.2.2.1).
+func appendNormPct(dst []byte, s string, lowerCase bool) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '%' && i+2 < len(s) {
+			v := unhex(s[i+1])<<4 | unhex(s[i+2])
+			i += 2
+			if is(v, cUnreserved) {
+				if lowerCase {
+					v = lower(v)
+				}
+				dst = append(dst, v)
+			} else {
+				dst = append(dst, '%', upperHex[v>>4], upperHex[v&15])
+			}
+			continue
+		}
+		if lowerCase {
+			c = lower(c)
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// Equal reports whether a and b are equivalent at level (§6.2).
+func Equal(a, b URI, level Level) bool {
+	if level == Simple || a.s == b.s {
+		return a.s == b.s
+	}
+	var bufA, bufB [512]byte
+	return string(a.AppendNormalized(bufA[:0], level)) == string(b.AppendNormalized(bufB[:0], level))
+}
+
+// EqualStrings parses a and b as URI-references and compares them at level.
+func EqualStrings(a, b string, level Level) (bool, error) {
+	ua, err := ParseReference(a)
+	if err != nil {
+		return false, err
+	}
+	ub, err := ParseReference(b)
+	if err != nil {
+		return false, err
+	}
+	return Equal(ua, ub, level), nil
+}

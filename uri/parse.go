@@ -1,0 +1,288 @@
+package uri
+
+import "math"
+
+// Parser holds parsing options. The zero Parser is strict RFC 3986; the
+// package-level functions use it.
+type Parser struct {
+	// AllowZoneID accepts an IPv6 zone identifier written as RFC 6874 did
+	// ("[fe80::1%25eth0]"). RFC 9844 removed that form from URI syntax, so
+	// it is off by default.
+	AllowZoneID bool
+}
+
+// parse modes
+const (
+	needScheme uint8 = 1 << iota
+	noFragment
+)
+
+// Parse parses a URI (RFC 3986 §3): a scheme is required, a fragment allowed.
+func Parse(s string) (URI, error) { return Parser{}.Parse(s) }
+
+// ParseReference parses a URI-reference (§4.1): a URI or a relative reference.
+func ParseReference(s string) (URI, error) { return Parser{}.ParseReference(s) }
+
+// ParseAbsolute parses an absolute-URI (§4.3): a scheme and no fragment.
+func ParseAbsolute(s string) (URI, error) { return Parser{}.ParseAbsolute(s) }
+
+// MustParse is ParseReference that panics on error, for constants in code and tests.
+func MustParse(s string) URI {
+	u, err := ParseReference(s)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
+
+// Parse parses a URI (§3) under p's options.
+func (p Parser) Parse(s string) (URI, error) { return p.parse(s, needScheme) }
+
+// ParseReference parses a URI-reference (§4.1) under p's options.
+func (p Parser) ParseReference(s string) (URI, error) { return p.parse(s, 0) }
+
+// ParseAbsolute parses an absolute-URI (§4.3) under p's options.
+func (p Parser) ParseAbsolute(s string) (URI, error) { return p.parse(s, needScheme|noFragment) }
+
+// parse is one pass over s following RFC 3986 Appendix A:
+//
+//	URI-reference = URI / relative-ref
+//	URI           = scheme ":" hier-part [ "?" query ] [ "#" fragment ]
+//	relative-ref  = relative-part [ "?" query ] [ "#" fragment ]
+func (p Parser) parse(s string, mode uint8) (URI, error) {
+	if len(s) >= math.MaxUint32 {
+		return URI{}, errAt(s, math.MaxUint32-1, "URI too long")
+	}
+	var u URI
+	u.s = s
+	i := 0
+
+	// scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) (§3.1). What
+	// looks like a scheme but lacks its ':' is the start of a relative path.
+	if len(s) > 0 && is(s[0], cAlpha) {
+		j := 1
+		for j < len(s) && is(s[j], cScheme) {
+			j++
+		}
+		if j < len(s) && s[j] == ':' {
+			u.flags |= hasScheme
+			u.schemeEnd = uint32(j)
+			i = j + 1
+		} else if mode&needScheme != 0 {
+			if j == len(s) {
+				return URI{}, errAt(s, j, "missing ':' after scheme")
+			}
+			return URI{}, errChar(s, j, "scheme")
+		}
+	}
+	if mode&needScheme != 0 && !u.has(hasScheme) {
+		if len(s) == 0 {
+			return URI{}, errAt(s, 0, "missing scheme")
+		}
+		return URI{}, errAt(s, 0, "missing scheme (a scheme starts with a letter)")
+	}
+
+	// hier-part / relative-part
+	if len(s)-i >= 2 && s[i] == '/' && s[i+1] == '/' {
+		u.flags |= hasAuthority
+		a := i + 2
+		e := a
+		for e < len(s) && s[e] != '/' && s[e] != '?' && s[e] != '#' {
+			e++
+		}
+		if err := p.parseAuthority(&u, a, e); err != nil {
+			return URI{}, err
+		}
+		i = e
+	} else {
+		u.hostStart, u.hostEnd = uint32(i), uint32(i)
+	}
+
+	// path: path-abempty after an authority; otherwise path-absolute,
+	// path-rootless (URI) or path-noscheme (relative-ref), or empty.
+	u.pathStart = uint32(i)
+	firstSegment := !u.has(hasScheme) && !u.has(hasAuthority)
+	for ; i < len(s); i++ {
+		c := s[i]
+		if is(c, cPath) {
+			if c == '/' {
+				firstSegment = false
+			} else if c == ':' && firstSegment {
+				// §4.2: a relative-path reference cannot have a colon in
+				// its first segment, or it would read as a scheme.
+				return URI{}, errAt(s, i, `colon in the first segment of a relative path (write "./" before it)`)
+			}
+			continue
+		}
+		if c == '%' {
+			if err := checkPct(s, i); err != nil {
+				return URI{}, err
+			}
+			i += 2
+			continue
+		}
+		if c == '?' || c == '#' {
+			break
+		}
+		return URI{}, errChar(s, i, "path")
+	}
+
+	// query = *( pchar / "/" / "?" ) (§3.4)
+	if i < len(s) && s[i] == '?' {
+		u.flags |= hasQuery
+		u.queryStart = uint32(i)
+		for i++; i < len(s) && s[i] != '#'; i++ {
+			if is(s[i], cQuery) {
+				continue
+			}
+			if s[i] == '%' {
+				if err := checkPct(s, i); err != nil {
+					return URI{}, err
+				}
+				i += 2
+				continue
+			}
+			return URI{}, errChar(s, i, "query")
+		}
+	}
+
+	// fragment = *( pchar / "/" / "?" ) (§3.5)
+	if i < len(s) && s[i] == '#' {
+		if mode&noFragment != 0 {
+			return URI{}, errAt(s, i, "an absolute URI cannot have a fragment")
+		}
+		u.flags |= hasFragment
+		u.fragStart = uint32(i)
+		for i++; i < len(s); i++ {
+			if is(s[i], cQuery) {
+				continue
+			}
+			if s[i] == '%' {
+				if err := checkPct(s, i); err != nil {
+					return URI{}, err
+				}
+				i += 2
+				continue
+			}
+			return URI{}, errChar(s, i, "fragment")
+		}
+	}
+	return u, nil
+}
+
+// checkPct checks the pct-encoded = "%" HEXDIG HEXDIG at s[i] == '%' (§2.1).
+func checkPct(s string, i int) error {
+	if bad := pctEnd(s, i); bad >= 0 {
+		if bad == len(s) {
+			return errAt(s, bad, "invalid percent-encoding (the input ends before two hex digits)")
+		}
+		return errAt(s, bad, "invalid percent-encoding ('%' must be followed by two hex digits)")
+	}
+	return nil
+}
+
+// pctEnd returns -1 when s[i:] starts with a valid pct-encoded, else the
+// offset of the first byte that breaks it (len(s) when s ends too early).
+func pctEnd(s string, i int) int {
+	for j := i + 1; j <= i+2; j++ {
+		if j >= len(s) || !is(s[j], cHex) {
+			return j
+		}
+	}
+	return -1
+}
+
+// parseAuthority parses s[a:e] (§3.2):
+//
+//	authority = [ userinfo "@" ] host [ ":" port ]
+func (p Parser) parseAuthority(u *URI, a, e int) error {
+	s := u.s
+	h := a
+	// userinfo = *( unreserved / pct-encoded / sub-delims / ":" ). It cannot
+	// hold '@', so the first '@' ends it; a later one is an error in the host.
+	for j := a; j < e; j++ {
+		if s[j] == '@' {
+			for k := a; k < j; k++ {
+				if is(s[k], cUserinfo) {
+					continue
+				}
+				if s[k] == '%' {
+					if err := checkPct(s, k); err != nil {
+						return err
+					}
+					k += 2
+					continue
+				}
+				return errChar(s, k, "userinfo")
+			}
+			u.flags |= hasUserinfo
+			u.userEnd = uint32(j)
+			h = j + 1
+			break
+		}
+	}
+
+	var hostEnd int // end of the host text including any ']'
+	if h < e && s[h] == '[' {
+		// IP-literal = "[" ( IPv6address / IPvFuture ) "]" (§3.2.2)
+		var close int
+		var err error
+		if h+1 < e && (s[h+1] == 'v' || s[h+1] == 'V') {
+			close, err = scanIPvFuture(s, h+1, e)
+			u.kind = IPvFuture
+		} else {
+			var zone bool
+			close, zone, err = scanIPv6(s, h+1, e, p.AllowZoneID)
+			if zone {
+				u.flags |= hasZone
+			}
+			u.kind = IPv6
+		}
+		if err != nil {
+			return err
+		}
+		u.hostStart, u.hostEnd = uint32(h+1), uint32(close)
+		hostEnd = close + 1
+		if hostEnd < e && s[hostEnd] != ':' {
+			return errAt(s, hostEnd, "unexpected character after IP-literal (only ':' and a port may follow ']')")
+		}
+	} else {
+		// IPv4address / reg-name; reg-name = *( unreserved / pct-encoded / sub-delims )
+		j := h
+		for ; j < e && s[j] != ':'; j++ {
+			if is(s[j], cRegName) {
+				continue
+			}
+			if s[j] == '%' {
+				if err := checkPct(s, j); err != nil {
+					return err
+				}
+				j += 2
+				continue
+			}
+			if s[j] == '[' || s[j] == ']' {
+				return errAt(s, j, "'"+string(s[j])+"' is allowed in a host only around an IP literal")
+			}
+			return errChar(s, j, "host")
+		}
+		u.hostStart, u.hostEnd = uint32(h), uint32(j)
+		u.kind = RegName
+		if isIPv4(s[h:j]) {
+			u.kind = IPv4
+		}
+		hostEnd = j
+	}
+
+	// port = *DIGIT (§3.2.3)
+	if hostEnd < e {
+		// s[hostEnd] == ':' here
+		u.flags |= hasPort
+		u.portStart = uint32(hostEnd + 1)
+		for j := hostEnd + 1; j < e; j++ {
+			if !is(s[j], cDigit) {
+				return errAt(s, j, "port is not a number")
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,292 @@
+package uri
+
+import "strings"
+
+// ResolveOption selects a resolution behaviour other than strict RFC 3986.
+type ResolveOption uint8
+
+const (
+	// SameSchemeIsRelative is the non-strict parser of RFC 3986 §5.2.2: a
+	// reference whose scheme equals the base's (ignoring case) is read as
+	// if it had none, for backward compatibility with RFC 1630 ("http:g"
+	// against an http base gives "http://a/b/c/g").
+	SameSchemeIsRelative ResolveOption = 1 << iota
+	// RFC2396 resolves as the 1997 draft that became RFC 2396 did (seed
+	// 001, §5.2 and Appendix C): the base's query never carries over ("?y"
+	// gives "http://a/b/c/?y"), the reference's query is merged with its
+	// relative path before dot segments are removed, ".." segments above
+	// the root stay ("../../../g" gives "http://a/../g"), and an absolute
+	// path is taken as it is ("/./g" stays). A reference with a scheme is
+	// absolute, as in RFC 3986.
+	RFC2396
+)
+
+// Resolve resolves the reference ref against u, which must be a URI with a
+// scheme, by the strict algorithm of RFC 3986 §5.2. A fragment of u is
+// ignored (§5.1).
+func (u URI) Resolve(ref URI) (URI, error) { return u.ResolveWith(ref, 0) }
+
+// ResolveString parses ref as a URI-reference and resolves it against u.
+func (u URI) ResolveString(ref string) (URI, error) {
+	r, err := ParseReference(ref)
+	if err != nil {
+		return URI{}, err
+	}
+	return u.Resolve(r)
+}
+
+// ResolveWith is Resolve with options.
+func (u URI) ResolveWith(ref URI, opts ResolveOption) (URI, error) {
+	b, err := AppendResolved(nil, u, ref, opts)
+	if err != nil {
+		return URI{}, err
+	}
+	return ParseReference(string(b))
+}
+
+const reasonBaseNotAbsolute = "the base of a resolution must be an absolute URI (it has no scheme)"
+
+// AppendResolved appends the resolution of ref against base to dst.
+func AppendResolved(dst []byte, base, ref URI, opts ResolveOption) ([]byte, error) {
+	if !base.HasScheme() {
+		return dst, errAt(base.s, 0, reasonBaseNotAbsolute)
+	}
+	if opts&RFC2396 != 0 {
+		return appendResolved2396(dst, base, ref), nil
+	}
+	// §5.2.2 Transform References
+	hasRefScheme := ref.HasScheme()
+	if hasRefScheme && opts&SameSchemeIsRelative != 0 && equalFold(ref.Scheme(), base.Scheme()) {
+		hasRefScheme = false
+	}
+	var (
+		scheme       = base.Scheme()
+		authority    string
+		hasAuth      bool
+		path, query  string
+		hasQ         bool
+		mergePath    bool // path must be merged with the base path first
+		removeDots   bool
+		absoluteBase = base
+	)
+	switch {
+	case hasRefScheme:
+		scheme = ref.Scheme()
+		authority, hasAuth = ref.Authority(), ref.HasAuthority()
+		path, removeDots = ref.Path(), true
+		query, hasQ = ref.Query(), ref.HasQuery()
+	case ref.HasAuthority():
+		authority, hasAuth = ref.Authority(), true
+		path, removeDots = ref.Path(), true
+		query, hasQ = ref.Query(), ref.HasQuery()
+	default:
+		authority, hasAuth = base.Authority(), base.HasAuthority()
+		switch rp := ref.Path(); {
+		case rp == "":
+			path = base.Path()
+			if ref.HasQuery() {
+				query, hasQ = ref.Query(), true
+			} else {
+				query, hasQ = base.Query(), base.HasQuery()
+			}
+		case rp[0] == '/':
+			path, removeDots = rp, true
+			query, hasQ = ref.Query(), ref.HasQuery()
+		default:
+			path, removeDots, mergePath = rp, true, true
+			query, hasQ = ref.Query(), ref.HasQuery()
+		}
+	}
+
+	// §5.3 Component Recomposition
+	dst = append(dst, scheme...)
+	dst = append(dst, ':')
+	if hasAuth {
+		dst = append(dst, "//"...)
+		dst = append(dst, authority...)
+	}
+	pathStart := len(dst)
+	switch {
+	case mergePath:
+		// §5.2.3 Merge Paths, then §5.2.4 on the result.
+		var merged []byte
+		if absoluteBase.HasAuthority() && absoluteBase.Path() == "" {
+			merged = append(merged, '/')
+		} else {
+			bp := absoluteBase.Path()
+			merged = append(merged, bp[:strings.LastIndexByte(bp, '/')+1]...)
+		}
+		merged = append(merged, path...)
+		dst = appendRemoveDotSegments(dst, string(merged))
+	case removeDots:
+		dst = appendRemoveDotSegments(dst, path)
+	default:
+		dst = append(dst, path...)
+	}
+	dst = guardPath(dst, pathStart, hasAuth)
+	if hasQ {
+		dst = append(dst, '?')
+		dst = append(dst, query...)
+	}
+	if ref.HasFragment() {
+		dst = append(dst, '#')
+		dst = append(dst, ref.Fragment()...)
+	}
+	return dst, nil
+}
+
+// guardPath keeps a path that starts with "//" from being read back as an
+// authority when there is none, by writing "/." before it: the dot segment
+// means nothing, and the URI parses back to the same components.
+func guardPath(dst []byte, pathStart int, hasAuth bool) []byte {
+	if hasAuth || len(dst)-pathStart < 2 || dst[pathStart] != '/' || dst[pathStart+1] != '/' {
+		return dst
+	}
+	dst = append(dst, "/."...)
+	copy(dst[pathStart+2:], dst[pathStart:len(dst)-2])
+	dst[pathStart], dst[pathStart+1] = '/', '.'
+	return dst
+}
+
+// RemoveDotSegments applies RFC 3986 §5.2.4 to a path.
+func RemoveDotSegments(path string) string {
+	return string(appendRemoveDotSegments(nil, path))
+}
+
+// appendRemoveDotSegments is §5.2.4 remove_dot_segments, literally: the
+// output buffer is dst[start:], and "removing the last segment" truncates
+// it to its last '/'.
+func appendRemoveDotSegments(dst []byte, in string) []byte {
+	start := len(dst)
+	pop := func() {
+		for j := len(dst) - 1; j >= start; j-- {
+			if dst[j] == '/' {
+				dst = dst[:j]
+				return
+			}
+		}
+		dst = dst[:start]
+	}
+	for len(in) > 0 {
+		switch {
+		case strings.HasPrefix(in, "../"): // A
+			in = in[3:]
+		case strings.HasPrefix(in, "./"): // A
+			in = in[2:]
+		case strings.HasPrefix(in, "/./"): // B
+			in = in[2:]
+		case in == "/.": // B
+			in = "/"
+		case strings.HasPrefix(in, "/../"): // C
+			in = in[3:]
+			pop()
+		case in == "/..": // C
+			in = "/"
+			pop()
+		case in == "." || in == "..": // D
+			in = ""
+		default: // E: move the first segment, with its leading '/'
+			j := 0
+			if in[0] == '/' {
+				j = 1
+			}
+			for j < len(in) && in[j] != '/' {
+				j++
+			}
+			dst = append(dst, in[:j]...)
+			in = in[j:]
+		}
+	}
+	return dst
+}
+
+// appendResolved2396 is the resolution of seed 001 §5.2 (the draft of RFC
+// 2396), step by step.
+func appendResolved2396(dst []byte, base, ref URI) []byte {
+	// 2) an empty reference (a fragment at most) is the current document
+	if ref.Path() == "" && !ref.HasScheme() && !ref.HasAuthority() && !ref.HasQuery() {
+		dst = append(dst, base.WithoutFragment().s...)
+		if ref.HasFragment() {
+			dst = append(dst, '#')
+			dst = append(dst, ref.Fragment()...)
+		}
+		return dst
+	}
+	// 3) a scheme makes it absolute
+	if ref.HasScheme() {
+		return append(dst, ref.s...)
+	}
+	dst = append(dst, base.Scheme()...)
+	dst = append(dst, ':')
+	switch {
+	case ref.HasAuthority(), strings.HasPrefix(ref.Path(), "/"):
+		// 4) network-path, 5) absolute-path: taken as written
+		if !ref.HasAuthority() && base.HasAuthority() {
+			dst = append(dst, "//"...)
+			dst = append(dst, base.Authority()...)
+		}
+		dst = append(dst, ref.WithoutFragment().s...)
+	default:
+		// 6) relative path: merge in a buffer with the query, then reduce.
+		if base.HasAuthority() {
+			dst = append(dst, "//"...)
+			dst = append(dst, base.Authority()...)
+		}
+		bp := base.Path()
+		buf := bp[:strings.LastIndexByte(bp, '/')+1] + ref.Path()
+		if ref.HasQuery() {
+			buf += "?" + ref.Query()
+		}
+		pathStart := len(dst)
+		dst = append(dst, reduce2396(buf)...)
+		dst = guardPath(dst, pathStart, base.HasAuthority())
+	}
+	if ref.HasFragment() {
+		dst = append(dst, '#')
+		dst = append(dst, ref.Fragment()...)
+	}
+	return dst
+}
+
+// reduce2396 is steps 6d-6g of seed 001 §5.2 on the merged buffer: remove
+// "./" and a final "." segment, then "<segment>/../" and a final
+// "<segment>/.." where <segment> is a complete segment other than "..".
+func reduce2396(buf string) string {
+	root := strings.HasPrefix(buf, "/")
+	if root {
+		buf = buf[1:]
+	}
+	segs := strings.Split(buf, "/")
+	// d) and e): "." segments go; a final one leaves its '/'.
+	out := segs[:0]
+	for i, s := range segs {
+		if s == "." {
+			if i == len(segs)-1 {
+				out = append(out, "")
+			}
+			continue
+		}
+		out = append(out, s)
+	}
+	segs = out
+	// f) and g): leftmost "<segment>/.." first, again until none is left.
+	for changed := true; changed; {
+		changed = false
+		for i := 0; i+1 < len(segs); i++ {
+			if segs[i] != ".." && segs[i+1] == ".." {
+				if i+2 == len(segs) { // g) final "<segment>/.." leaves a '/'
+					segs = append(segs[:i], "")
+				} else {
+					segs = append(segs[:i], segs[i+2:]...)
+				}
+				changed = true
+				break
+			}
+		}
+	}
+	res := strings.Join(segs, "/")
+	if root {
+		res = "/" + res
+	}
+	return res
+}
