@@ -9,11 +9,11 @@ import (
 type HostKind uint8
 
 const (
-	NoHost     HostKind = iota // no authority
-	RegName                    // reg-name, possibly empty
-	IPv4                       // IPv4address, dotted decimal
-	IPv6                       // IP-literal holding an IPv6address
-	IPvFuture                  // IP-literal holding an IPvFuture
+	NoHost    HostKind = iota // no authority
+	RegName                   // reg-name, possibly empty
+	IPv4                      // IPv4address, dotted decimal
+	IPv6                      // IP-literal holding an IPv6address
+	IPvFuture                 // IP-literal holding an IPvFuture
 )
 
 func (k HostKind) String() string {
