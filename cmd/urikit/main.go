@@ -103,7 +103,7 @@ func caret(w io.Writer, input string, offset int, reason string) {
 	if col < 0 {
 		col = shown.Len()
 	}
-	fmt.Fprintf(w, "  %s\n  %s^ %s (offset %d)\n", shown.String(), strings.Repeat(" ", runeWidth(shown.String()[:col])), reason, offset)
+	fmt.Fprintf(w, "  %s\n  %s^ %s (byte %d)\n", shown.String(), strings.Repeat(" ", runeWidth(shown.String()[:col])), reason, offset)
 }
 
 // runeWidth counts the columns the prefix takes: one per rune, so a caret

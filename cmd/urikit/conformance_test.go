@@ -1,0 +1,42 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestConformance runs the conformance runner of ../shared against the
+// batch command, over the public corpora and the project's own vectors.
+func TestConformance(t *testing.T) {
+	shared := filepath.Join("..", "..", "..", "shared", "conformance")
+	public, _ := filepath.Glob(filepath.Join(shared, "*.jsonl"))
+	if len(public) == 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no conformance corpus at %s: CI needs ../shared beside the checkout", shared)
+		}
+		t.Skipf("no conformance corpus at %s (clone ../shared beside the repository)", shared)
+	}
+	own, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "conformance", "*.jsonl"))
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatal("python3 is needed to run the conformance runner")
+	}
+	bin := filepath.Join(t.TempDir(), "urikit")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	for _, corpus := range append(public, own...) {
+		t.Run(filepath.Base(corpus), func(t *testing.T) {
+			cmd := exec.Command(python, filepath.Join(shared, "run.py"), "--cmd", bin+" batch", corpus)
+			out, err := cmd.CombinedOutput()
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			t.Log(lines[len(lines)-1])
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", corpus, err, out)
+			}
+		})
+	}
+}
