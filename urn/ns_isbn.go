@@ -1,0 +1,96 @@
+package urn
+
+import "errors"
+
+// isbn is the ISBN namespace (RFC 3187). RFC 3187 §3.2 compares names after
+// removing hyphens and upper-casing "X"; an ISBN-10 and the ISBN-13 made
+// from it by the "978" prefix name the same book, so the key is always the
+// ISBN-13 digits.
+type isbn struct{}
+
+func init() { RegisterNamespace(isbn{}) }
+
+func (isbn) NID() string       { return "isbn" }
+func (isbn) Reference() string { return "RFC 3187" }
+func (isbn) Rule() string {
+	return "hyphens ignored, ISBN-10 compared as its ISBN-13"
+}
+
+func (isbn) Validate(nss string) error {
+	_, err := isbnDigits(nss)
+	return err
+}
+
+func (isbn) Normalize(nss string) (string, error) {
+	d, err := isbnDigits(nss)
+	if err != nil {
+		return "", err
+	}
+	if len(d) == 13 {
+		return string(d), nil
+	}
+	// ISBN-10 -> ISBN-13: prefix 978, drop the old check digit, recompute.
+	b := append([]byte("978"), d[:9]...)
+	return string(append(b, isbn13Check(b))), nil
+}
+
+// isbnDigits returns the digits of an ISBN-10 or ISBN-13 (X upper-cased)
+// after checking its check digit.
+func isbnDigits(nss string) ([]byte, error) {
+	d := make([]byte, 0, 13)
+	for i := 0; i < len(nss); i++ {
+		c := nss[i]
+		switch {
+		case c >= '0' && c <= '9':
+			d = append(d, c)
+		case c == '-':
+			if i == 0 || i == len(nss)-1 || nss[i-1] == '-' {
+				return nil, errors.New("misplaced hyphen")
+			}
+		case (c == 'X' || c == 'x') && i == len(nss)-1 && len(d) == 9:
+			d = append(d, 'X')
+		default:
+			return nil, errors.New("an ISBN holds only digits, hyphens and a final X")
+		}
+		if len(d) > 13 {
+			return nil, errors.New("too many digits for an ISBN")
+		}
+	}
+	switch len(d) {
+	case 10:
+		sum := 0
+		for i, c := range d {
+			v := int(c - '0')
+			if c == 'X' {
+				v = 10
+			}
+			sum += (10 - i) * v
+		}
+		if sum%11 != 0 {
+			return nil, errors.New("bad ISBN-10 check digit")
+		}
+	case 13:
+		if string(d[:3]) != "978" && string(d[:3]) != "979" {
+			return nil, errors.New(`an ISBN-13 starts with "978" or "979"`)
+		}
+		if isbn13Check(d[:12]) != d[12] {
+			return nil, errors.New("bad ISBN-13 check digit")
+		}
+	default:
+		return nil, errors.New("an ISBN has 10 or 13 digits")
+	}
+	return d, nil
+}
+
+// isbn13Check computes the EAN-13 check digit of 12 digits.
+func isbn13Check(d []byte) byte {
+	sum := 0
+	for i, c := range d[:12] {
+		w := 1
+		if i%2 == 1 {
+			w = 3
+		}
+		sum += w * int(c-'0')
+	}
+	return byte('0' + (10-sum%10)%10)
+}
