@@ -173,11 +173,12 @@ func ParseRequest(s string) (Request, error) {
 		return req, nil
 	}
 	// The draft form: find the "?" that is not "?+" or "?=".
+	// The parser reports the byte after such a '?'.
 	e, _ := err.(*Error)
-	if e == nil || e.Offset >= len(s) || s[e.Offset] != '?' {
+	if e == nil || e.Reason != reasonBareQuestion || e.Offset < 1 || s[e.Offset-1] != '?' {
 		return Request{}, err
 	}
-	q := e.Offset
+	q := e.Offset - 1
 	base, berr := Parse(s[:q])
 	if berr != nil {
 		return Request{}, err

@@ -94,7 +94,7 @@ func TestParseRequest(t *testing.T) {
 		"urn:isbn:x?s=a b":   14,
 		"urn:isbn:x?":        11,
 		"urn:isbn:x?s=1#a b": 16,
-		"urn:i:x?s=I2L":      4,
+		"urn:i:x?s=I2L":      5,
 		"urn:isbn:x?1=2":     11,
 	} {
 		_, err := ParseRequest(in)

@@ -23,7 +23,7 @@ func ExampleParse() {
 	// EXAMPLE a123%2cz456 a123,z456
 	// CCResolve:cc=uk p2
 	// urn:example:a123%2Cz456
-	// urn: NID ends with "-" at offset 6 in "urn:ab-:x"
+	// urn: NID ends with "-" at offset 7 in "urn:ab-:x"
 }
 
 func ExampleURN_Equal() {

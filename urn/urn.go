@@ -75,6 +75,10 @@ const maxLen = 1<<32 - 1
 // Parse parses s as an RFC 8141 URN (namestring). It checks the ABNF of
 // RFC 8141 §2 alone: namespace registration rules (§5) are policy, reported
 // by Class, not parse errors. Parsing a valid URN does not allocate.
+// reasonBareQuestion is the Reason for a '?' that starts neither an
+// r-component nor a q-component (RFC 8141 §2).
+const reasonBareQuestion = `"?" not followed by "+" or "="`
+
 func Parse(s string) (URN, error) {
 	var u URN
 	if len(s) > maxLen {
@@ -119,9 +123,10 @@ func Parse(s string) (URN, error) {
 	case s[i] != ':':
 		return URN{}, errorf(s, i, "invalid character %s in NID", quoteByte(s[i]))
 	case s[i-1] == '-':
-		return URN{}, errorf(s, i-1, `NID ends with "-"`)
+		// The '-' may still be followed by more NID; the ':' is what breaks.
+		return URN{}, errorf(s, i, `NID ends with "-"`)
 	case n < 2:
-		return URN{}, errorf(s, 4, "NID shorter than 2 characters")
+		return URN{}, errorf(s, i, "NID shorter than 2 characters")
 	}
 	u.nidEnd = uint32(i)
 	i++
@@ -181,7 +186,8 @@ func Parse(s string) (URN, error) {
 			u.qEnd = uint32(i)
 		} else {
 			// RFC 8141 §2: a "?" not followed by "+" or "=" is a syntax error.
-			return URN{}, errorf(s, i, `"?" not followed by "+" or "="`)
+			// The offset is the byte after the '?' (len(s) when none).
+			return URN{}, &Error{Input: s, Offset: i + 1, Reason: reasonBareQuestion}
 		}
 	}
 	// f-component = fragment = *( pchar / "/" / "?" )
