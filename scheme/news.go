@@ -1,0 +1,220 @@
+package scheme
+
+import (
+	"strings"
+
+	"github.com/urikit/urikit/uri"
+)
+
+func init() {
+	register(Info{Name: "news", DefaultPort: 119, RFC: "RFC 5538 §4", Title: "Netnews articles and newsgroups"},
+		func(u uri.URI) (Fields, error) {
+			n, err := ParseNews(u)
+			if err != nil {
+				return nil, err
+			}
+			return n.Fields(), nil
+		})
+	register(Info{Name: "nntp", DefaultPort: 119, RFC: "RFC 5538 §3", Title: "Netnews article on a given server"},
+		func(u uri.URI) (Fields, error) {
+			n, err := ParseNNTP(u)
+			if err != nil {
+				return nil, err
+			}
+			return n.Fields(), nil
+		})
+}
+
+// News is a news URI (RFC 5538 §4):
+//
+//	newsURL = "news:" [ "//" authority "/" ] ( article / newsgroups )
+//
+// Exactly one of Group and Article is set.
+type News struct {
+	// Host is set when the URI names a server (news://host/...).
+	Host Opt
+	// Port is the server's port, 119 when not given; 0 without a Host.
+	Port int
+	// Group is a newsgroup name or a wildmat pattern with "*" and "?"
+	// wildcards; "*" is all groups, and so is an empty group with a server
+	// (RFC 5538 §4: news://server/ is news://server/*).
+	Group string
+	// Article is the Message-ID without angle brackets; the "@" in it is
+	// what tells an article from a group (RFC 5538 §2.2).
+	Article string
+}
+
+// ParseNews reads a news URI. A query is ignored (RFC 5538 §2.3 leaves it
+// unspecified).
+func ParseNews(u uri.URI) (News, error) {
+	const sch = "news"
+	if _, err := checkScheme(u, sch); err != nil {
+		return News{}, err
+	}
+	var n News
+	p := u.Path()
+	if u.HasAuthority() {
+		host, port, err := hostPort(u, sch, 119, false)
+		if err != nil {
+			return News{}, err
+		}
+		n.Host, n.Port = Some(host), port
+		p = strings.TrimPrefix(p, "/")
+	} else if strings.HasPrefix(p, "/") {
+		return News{}, errField(sch, "group", "a path starting with \"/\" needs a server (news://host/...)")
+	}
+	d := decode(p)
+	switch {
+	case strings.Contains(d, "@"):
+		// msg-id-core, possibly written with its angle brackets encoded.
+		if strings.HasPrefix(d, "<") && strings.HasSuffix(d, ">") && len(d) >= 2 {
+			d = d[1 : len(d)-1]
+		}
+		if strings.HasPrefix(d, "@") || strings.HasSuffix(d, "@") || strings.ContainsAny(d, "<> \t\r\n") {
+			return News{}, errField(sch, "article", "\""+d+"\" is not a Message-ID (id-left \"@\" id-right)")
+		}
+		n.Article = d
+	case strings.Contains(p, "/"):
+		return News{}, errField(sch, "group", "\""+d+"\" holds a \"/\"")
+	case d == "":
+		n.Group = "*"
+	default:
+		if strings.ContainsAny(d, " \t\r\n!,[]\\") {
+			return News{}, errField(sch, "group", "\""+d+"\" is not a newsgroup name or wildmat (RFC 3977 §4)")
+		}
+		n.Group = d
+	}
+	return n, nil
+}
+
+// Fields returns group, article, host and port.
+func (n News) Fields() Fields {
+	var group, article, port any
+	if n.Article != "" {
+		article = n.Article
+	} else {
+		group = n.Group
+	}
+	if n.Host.Set {
+		port = n.Port
+	}
+	return Fields{{"group", group}, {"article", article}, {"host", n.Host.JSON()}, {"port", port}}
+}
+
+// URI builds the news URI.
+func (n News) URI() (uri.URI, error) {
+	const sch = "news"
+	if (n.Group == "") == (n.Article == "") {
+		return uri.URI{}, errField(sch, "group", "exactly one of group and article must be given")
+	}
+	var b strings.Builder
+	b.WriteString("news:")
+	if n.Host.Set {
+		if n.Host.Value == "" {
+			return uri.URI{}, errField(sch, "host", "empty")
+		}
+		if err := checkPort(sch, n.Port); err != nil {
+			return uri.URI{}, err
+		}
+		buildAuthority(&b, Opt{}, Opt{}, n.Host.Value, n.Port, 119)
+		b.WriteByte('/')
+	}
+	if n.Article != "" {
+		a := n.Article // without angle brackets (RFC 5538 §4: msg-id-core)
+		if !strings.Contains(a, "@") || strings.HasPrefix(a, "@") || strings.HasSuffix(a, "@") || strings.ContainsAny(a, "<> \t\r\n") {
+			return uri.URI{}, errField(sch, "article", "\""+n.Article+"\" is not a Message-ID")
+		}
+		// RFC 5538 §4: "/", "?", "#", "[", "]" and "%" must be encoded.
+		b.WriteString(uri.Escape(a, uri.ComponentPathSegment))
+	} else {
+		if strings.Contains(n.Group, "@") || strings.ContainsAny(n.Group, " \t\r\n!,[]\\") {
+			return uri.URI{}, errField(sch, "group", "\""+n.Group+"\" is not a newsgroup name or wildmat")
+		}
+		b.WriteString(uri.Escape(n.Group, uri.ComponentPathSegment))
+	}
+	return parseBuilt(sch, b.String())
+}
+
+// NNTP is an nntp URI (RFC 5538 §3):
+//
+//	nntpURL = "nntp:" "//" authority "/" group [ "/" article-number ]
+type NNTP struct {
+	Host  string
+	Port  int
+	Group string // decoded newsgroup name
+	// Article is the article number (1 to 16 digits), "" for the group.
+	Article string
+}
+
+// ParseNNTP reads an nntp URI.
+func ParseNNTP(u uri.URI) (NNTP, error) {
+	const sch = "nntp"
+	if _, err := checkScheme(u, sch); err != nil {
+		return NNTP{}, err
+	}
+	host, port, err := hostPort(u, sch, 119, false)
+	if err != nil {
+		return NNTP{}, err
+	}
+	p := strings.TrimPrefix(u.Path(), "/")
+	group, art, hasArt := strings.Cut(p, "/")
+	if group == "" {
+		return NNTP{}, errField(sch, "group", "missing (RFC 5538 §3 requires one)")
+	}
+	n := NNTP{Host: host, Port: port, Group: decode(group)}
+	if hasArt {
+		if !isDigits(art) || len(art) > 16 {
+			return NNTP{}, errField(sch, "article", "\""+decode(art)+"\" is not an article number (1*16DIGIT)")
+		}
+		n.Article = art
+	}
+	return n, nil
+}
+
+// Fields returns host, port, group and article.
+func (n NNTP) Fields() Fields {
+	var art any
+	if n.Article != "" {
+		art = n.Article
+	}
+	return Fields{{"host", n.Host}, {"port", n.Port}, {"group", n.Group}, {"article", art}}
+}
+
+// URI builds the nntp URI.
+func (n NNTP) URI() (uri.URI, error) {
+	const sch = "nntp"
+	if n.Host == "" {
+		return uri.URI{}, errField(sch, "host", "empty")
+	}
+	if n.Group == "" {
+		return uri.URI{}, errField(sch, "group", "empty")
+	}
+	if n.Article != "" && (!isDigits(n.Article) || len(n.Article) > 16) {
+		return uri.URI{}, errField(sch, "article", "\""+n.Article+"\" is not an article number")
+	}
+	if err := checkPort(sch, n.Port); err != nil {
+		return uri.URI{}, err
+	}
+	var b strings.Builder
+	b.WriteString("nntp:")
+	buildAuthority(&b, Opt{}, Opt{}, n.Host, n.Port, 119)
+	b.WriteByte('/')
+	b.WriteString(uri.Escape(n.Group, uri.ComponentPathSegment))
+	if n.Article != "" {
+		b.WriteByte('/')
+		b.WriteString(n.Article)
+	}
+	return parseBuilt(sch, b.String())
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
