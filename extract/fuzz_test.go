@@ -1,0 +1,94 @@
+package extract
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/urikit/urikit/uri"
+)
+
+// FuzzScanner: no panic; every URI parses with uri.Parse; its offsets
+// point at the text it claims; the line is right; streaming one byte a
+// read finds the same.
+func FuzzScanner(f *testing.F) {
+	for _, s := range []string{
+		"Yes, Jim, I found it under \"http://www.w3.org/Addressing/\",\nbut <ftp://foo.example.\ncom/rfc/>.",
+		"'http://a.b/c'more <a href=\"http://x/\"> text:http://example.com/ [http://a/](http://a/)",
+		"\"Host:\" a file:// URL foo.com:8080 Note: see <URL:http://a/> URL: mailto:a@b.c",
+		"http://[::1]:80/a] (http://w/a_(b)) urn:isbn:0451450523. news:comp.lang.go",
+		"<http://a/multi-\n  part>",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		ms := All(text)
+		for _, m := range ms {
+			if _, err := uri.Parse(m.URI); err != nil {
+				t.Fatalf("%q: %v", m.URI, err)
+			}
+			if m.Offset < 0 || m.End > int64(len(text)) || m.Offset > m.End {
+				t.Fatalf("bad offsets %+v", m)
+			}
+			span := text[m.Offset:m.End]
+			if m.Wrapper == Angle || m.Wrapper == AngleURL {
+				span = strings.Map(func(r rune) rune {
+					if r < 0x80 && cls[r]&kSpace != 0 {
+						return -1
+					}
+					return r
+				}, span)
+			}
+			if span != m.URI {
+				t.Fatalf("text[%d:%d] = %q, URI %q", m.Offset, m.End, span, m.URI)
+			}
+			if line := 1 + strings.Count(text[:m.Offset], "\n"); line != m.Line {
+				t.Fatalf("%+v: line should be %d", m, line)
+			}
+		}
+		var got []Match
+		sc := NewScanner(iotest.OneByteReader(strings.NewReader(text)), Options{MaxLen: len(text)})
+		for sc.Scan() {
+			got = append(got, sc.Match())
+		}
+		if !reflect.DeepEqual(got, ms) {
+			t.Fatalf("streaming %+v\nAll %+v", got, ms)
+		}
+	})
+}
+
+// FuzzCleanUserInput: no panic; a result is a valid URI, and cleaning it
+// again changes nothing.
+func FuzzCleanUserInput(f *testing.F) {
+	for _, s := range []string{
+		"<URL: http://www.example.com/a\n   b>", "www.bücher.de/straße?q=a b", "localhost:8080",
+		"example.com/x", "\"http://x/\"", "ftp.example.org:2121/pub", "mailto:Jörg@example.com",
+		"http://x/%zz", "//x/y", "https://例え.テスト/パス#frag#2", "http://[::1]/a b",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := CleanUserInput(s)
+		if err != nil {
+			var e *uri.Error
+			if !asError(err, &e) || e.Offset < 0 || e.Offset > len(s) {
+				t.Fatalf("%q: bad error %v", s, err)
+			}
+			return
+		}
+		if _, err := uri.Parse(u.String()); err != nil {
+			t.Fatalf("%q -> %q: %v", s, u, err)
+		}
+		v, err := CleanUserInput(u.String())
+		if err != nil || v.String() != u.String() {
+			t.Fatalf("%q -> %q -> %q, %v", s, u, v, err)
+		}
+	})
+}
+
+func asError(err error, e **uri.Error) bool {
+	x, ok := err.(*uri.Error)
+	*e = x
+	return ok
+}
