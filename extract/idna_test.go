@@ -11,7 +11,7 @@ func TestIDNAHost(t *testing.T) {
 		{"\u0645\u0635\u0631", "xn--wgbh1c"},
 		{"\u0440\u0444", "xn--p1ai"},
 		{"\u4f8b\u3048\u3002\u30c6\u30b9\u30c8", "xn--r8jz45g.xn--zckzah"}, // ideographic full stop
-		{"example.com.", "example.com."}, // the root label stays: the name is fully qualified
+		{"example.com.", "example.com."},                                   // the root label stays: the name is fully qualified
 		{"[::1]", "[::1]"},
 		// RFC 3492 §7.1 sample (A) Arabic (Egyptian)
 		{"\u0644\u064a\u0647\u0645\u0627\u0628\u062a\u0643\u0644\u0645\u0648\u0634\u0639\u0631\u0628\u064a\u061f", "xn--egbpdaj6bu4bxfgehfvwxn"},

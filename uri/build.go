@@ -35,8 +35,18 @@ func Build(p Parts) (URI, error) {
 	return ParseReference(string(b))
 }
 
-// AppendBuild appends the text Build would produce to dst.
+// AppendBuild appends the text Build would produce to dst. On error it
+// returns dst as it was.
 func AppendBuild(dst []byte, p Parts) ([]byte, error) {
+	n := len(dst)
+	out, err := appendBuild(dst, p)
+	if err != nil {
+		return dst[:n], err
+	}
+	return out, nil
+}
+
+func appendBuild(dst []byte, p Parts) ([]byte, error) {
 	if p.Scheme != "" {
 		if !is(p.Scheme[0], cAlpha) {
 			return dst, errors.New("uri: build: a scheme must start with a letter")
@@ -113,13 +123,14 @@ func AppendBuild(dst []byte, p Parts) ([]byte, error) {
 func appendHost(dst []byte, host string) ([]byte, error) {
 	switch {
 	case strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") && len(host) > 2 && (host[1] == 'v' || host[1] == 'V'):
-		if _, err := scanIPvFuture(host, 1, len(host)); err != nil {
+		// The literal must end at its last byte: "[v1.x]]" is no IPvFuture.
+		if end, err := scanIPvFuture(host, 1, len(host)); err != nil || end != len(host)-1 {
 			return dst, errors.New("uri: build: invalid IPvFuture host " + host)
 		}
 		return append(dst, host...), nil
 	case strings.IndexByte(host, ':') >= 0:
 		lit := "[" + host + "]"
-		if _, _, err := scanIPv6(lit, 1, len(lit), false); err == nil {
+		if end, _, err := scanIPv6(lit, 1, len(lit), false); err == nil && end == len(lit)-1 {
 			return append(dst, lit...), nil
 		}
 	}

@@ -102,6 +102,10 @@ func scanIPv6(s string, a, e int, allowZone bool) (close int, zone bool, err err
 				}
 				end, ok := scanIPv4(s, start, e)
 				if !ok {
+					// The digits before the '.' were a valid group
+					// ("::01", "::256"): the '.' is the first byte that
+					// no address can continue with.
+					end = max(end, i)
 					return 0, false, errAt(s, end, why+" (bad embedded IPv4 address)")
 				}
 				pieces += 2

@@ -1,6 +1,9 @@
 package uri
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Level is a rung of the comparison ladder of RFC 3986 §6.2.
 type Level uint8
@@ -44,7 +47,7 @@ func (u URI) Normalize(level Level) URI {
 	if level == Simple {
 		return u
 	}
-	v, err := ParseReference(string(u.AppendNormalized(nil, level)))
+	v, err := reparse(string(u.AppendNormalized(nil, level)), u.has(hasZone))
 	if err != nil {
 		// Normalization only decodes unreserved characters, changes case
 		// and removes dot segments; its output always parses.
@@ -59,7 +62,8 @@ func (u URI) Normalize(level Level) URI {
 // case; the hex digits of every percent-encoding in upper case; the
 // percent-encodings of unreserved characters decoded (in a reg-name first,
 // so "%41" becomes "a"); dot segments removed (§5.2.4) when u has a scheme.
-// IP literals are lowercased as text, never rewritten.
+// IP literals are lowercased as text, never rewritten (a zone identifier,
+// let in by Parser.AllowZoneID, keeps its case).
 //
 // SchemeBased (§6.2.3) adds, for schemes with a known default port, the
 // removal of an empty or default port (compared as a number) and of the
@@ -87,13 +91,21 @@ func (u URI) AppendNormalized(dst []byte, level Level) []byte {
 		switch u.kind {
 		case IPv6, IPvFuture:
 			dst = append(dst, '[')
-			dst = appendNormPct(dst, u.Host(), true)
+			host, zone := u.Host(), ""
+			if u.has(hasZone) {
+				// A zone identifier names an interface, whose name may
+				// depend on case ("%25eth0"): only its encodings change.
+				i := strings.IndexByte(host, '%')
+				host, zone = host[:i], host[i:]
+			}
+			dst = appendNormPct(dst, host, true)
+			dst = appendNormPct(dst, zone, false)
 			dst = append(dst, ']')
 		default:
 			dst = appendNormPct(dst, u.Host(), true)
 		}
 		if u.HasPort() {
-			dst = appendPort(dst, u.Port(), known && level >= SchemeBased, info.DefaultPort)
+			dst = appendPort(dst, u.Port(), known && info.DefaultPort > 0, info.DefaultPort)
 		}
 	}
 	pathStart := len(dst)

@@ -195,33 +195,73 @@ func pctEnd(s string, i int) int {
 // parseAuthority parses s[a:e] (§3.2):
 //
 //	authority = [ userinfo "@" ] host [ ":" port ]
+//
+// An error is reported where the longest reading of the text stops: the
+// authority "a:b:c" is a valid start of a userinfo ("a:b:c@host"), so
+// "http://a:b:c/" fails at the '/' that comes instead of the '@', not at
+// the second ':'; and "[::1@x]" fails at the '@', for a '[' can start an
+// IP-literal but never a userinfo.
 func (p Parser) parseAuthority(u *URI, a, e int) error {
 	s := u.s
-	h := a
 	// userinfo = *( unreserved / pct-encoded / sub-delims / ":" ). It cannot
 	// hold '@', so the first '@' ends it; a later one is an error in the host.
-	for j := a; j < e; j++ {
-		if s[j] == '@' {
-			for k := a; k < j; k++ {
-				if is(s[k], cUserinfo) {
-					continue
-				}
-				if s[k] == '%' {
-					if err := checkPct(s, k); err != nil {
-						return err
-					}
-					k += 2
-					continue
-				}
-				return errChar(s, k, "userinfo")
+	at := a
+	for at < e && s[at] != '@' {
+		at++
+	}
+	if at < e {
+		if err := checkUserinfo(s, a, at, "userinfo"); err != nil {
+			var v URI
+			v.s = s
+			if herr := p.parseHostPort(&v, a, e); errOffset(herr) > errOffset(err) {
+				return herr
 			}
-			u.flags |= hasUserinfo
-			u.userEnd = uint32(j)
-			h = j + 1
-			break
+			return err
+		}
+		u.flags |= hasUserinfo
+		u.userEnd = uint32(at)
+		return p.parseHostPort(u, at+1, e)
+	}
+	err := p.parseHostPort(u, a, e)
+	if err != nil {
+		uerr := checkUserinfo(s, a, e, "authority")
+		if uerr == nil {
+			// All of it could be a userinfo: what is missing is its '@'.
+			return errAt(s, e, err.(*Error).Reason+", and no '@' follows to make it a userinfo")
+		}
+		if errOffset(uerr) > errOffset(err) {
+			return uerr
 		}
 	}
+	return err
+}
 
+// checkUserinfo checks that s[a:e] holds only userinfo characters
+// (unreserved / pct-encoded / sub-delims / ":"); component names the part
+// in an error.
+func checkUserinfo(s string, a, e int, component string) error {
+	for k := a; k < e; k++ {
+		if is(s[k], cUserinfo) {
+			continue
+		}
+		if s[k] == '%' {
+			if err := checkPct(s, k); err != nil {
+				return err
+			}
+			k += 2
+			continue
+		}
+		return errChar(s, k, component)
+	}
+	return nil
+}
+
+// errOffset is the Offset of an *Error.
+func errOffset(err error) int { return err.(*Error).Offset }
+
+// parseHostPort parses s[h:e] as host [ ":" port ] (§3.2.2, §3.2.3).
+func (p Parser) parseHostPort(u *URI, h, e int) error {
+	s := u.s
 	var hostEnd int // end of the host text including any ']'
 	if h < e && s[h] == '[' {
 		// IP-literal = "[" ( IPv6address / IPvFuture ) "]" (§3.2.2)

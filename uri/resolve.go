@@ -41,7 +41,14 @@ func (u URI) ResolveWith(ref URI, opts ResolveOption) (URI, error) {
 	if err != nil {
 		return URI{}, err
 	}
-	return ParseReference(string(b))
+	return reparse(string(b), u.has(hasZone) || ref.has(hasZone))
+}
+
+// reparse parses a text that the package made out of parsed URIs, letting
+// in an IPv6 zone identifier only when one of them had one (it could only
+// have come from a Parser with AllowZoneID).
+func reparse(s string, zone bool) (URI, error) {
+	return Parser{AllowZoneID: zone}.ParseReference(s)
 }
 
 const reasonBaseNotAbsolute = "the base of a resolution must be an absolute URI (it has no scheme)"
@@ -233,6 +240,12 @@ func appendResolved2396(dst []byte, base, ref URI) []byte {
 			dst = append(dst, base.Authority()...)
 		}
 		bp := base.Path()
+		if base.HasAuthority() && bp == "" {
+			// The draft's step 6a would glue the reference to the
+			// authority ("http://a" with "g" giving "http://ag"); an
+			// empty path after an authority is "/" (as RFC 3986 §5.2.3).
+			bp = "/"
+		}
 		buf := bp[:strings.LastIndexByte(bp, '/')+1] + ref.Path()
 		if ref.HasQuery() {
 			buf += "?" + ref.Query()

@@ -32,7 +32,7 @@ func TestCLI(t *testing.T) {
 		{"parse decoded", "", []string{"parse", "http://a/%7Ex"}, exitOK, `/%7Ex  → "/~x"`, ""},
 		{"parse invalid", "", []string{"parse", "http://a/b c"}, exitInvalid, "          ^ invalid space in path (byte 10)", ""},
 		{"parse json", "", []string{"parse", "--json", "http://[::1]:80/"}, exitOK, `"host_type":"ipv6"`, ""},
-		{"parse json invalid", "", []string{"parse", "--json", "http://a:8x/"}, exitInvalid, `"offset":10`, ""},
+		{"parse json invalid", "", []string{"parse", "--json", "http://a:8x/"}, exitInvalid, `"offset":11`, ""},
 		{"parse zone refused", "", []string{"parse", "http://[fe80::1%25eth0]/"}, exitInvalid, "RFC 9844", ""},
 		{"parse zone allowed", "", []string{"parse", "--allow-zone-id", "http://[fe80::1%25eth0]/"}, exitOK, "(ipv6)", ""},
 		{"parse stdin", "http://a/\nfoo:bar\n", []string{"parse"}, exitOK, "foo:bar\n  scheme     foo", ""},
