@@ -15,6 +15,7 @@ const (
 	cPath                          // pchar / "/"
 	cQuery                         // pchar / "/" / "?" (query and fragment alike)
 	cFuture                        // unreserved / sub-delims / ":" (IPvFuture body)
+	cSegmentNC                     // unreserved / sub-delims / "@" (segment-nz-nc, §3.3, without pct-encoded)
 )
 
 var class = func() (t [256]uint16) {
@@ -50,6 +51,12 @@ var class = func() (t [256]uint16) {
 	for _, c := range "+-." {
 		t[c] |= cScheme
 	}
+	for c := 0; c < 256; c++ {
+		if t[c]&(cUnreserved|cSubDelims) != 0 {
+			t[c] |= cSegmentNC
+		}
+	}
+	t['@'] |= cSegmentNC
 	t[':'] |= cUserinfo | cPchar | cFuture
 	t['@'] |= cPchar
 	for c := 0; c < 256; c++ {
@@ -63,6 +70,24 @@ var class = func() (t [256]uint16) {
 }()
 
 func is(c byte, mask uint16) bool { return class[c]&mask != 0 }
+
+// scan returns the index of the first byte at or after i that is neither
+// of a class in mask nor the start of a valid pct-encoded (§2.1). It is
+// the parser's inner loop: one table lookup per byte.
+func scan(s string, i int, mask uint16) int {
+	for i < len(s) {
+		if class[s[i]]&mask != 0 {
+			i++
+			continue
+		}
+		if s[i] == '%' && i+2 < len(s) && class[s[i+1]]&class[s[i+2]]&cHex != 0 {
+			i += 3
+			continue
+		}
+		break
+	}
+	return i
+}
 
 // unhex returns the value of a hex digit; the caller has checked it is one.
 func unhex(c byte) byte {

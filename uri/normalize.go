@@ -115,9 +115,16 @@ func (u URI) AppendNormalized(dst []byte, level Level) []byte {
 		dst = append(dst, '/')
 	case u.HasScheme():
 		// §6.2.2.3: percent-encoding first, so "%2E%2E" is a dot segment too.
-		var buf [256]byte
-		clean := appendNormPct(buf[:0], path, false)
-		dst = appendRemoveDotSegments(dst, string(clean))
+		switch {
+		case strings.IndexByte(path, '%') >= 0:
+			var buf [256]byte
+			clean := appendNormPct(buf[:0], path, false)
+			dst = appendRemoveDotSegments(dst, string(clean))
+		case hasDotSegment(path):
+			dst = appendRemoveDotSegments(dst, path)
+		default: // remove_dot_segments would change nothing
+			dst = append(dst, path...)
+		}
 		dst = guardPath(dst, pathStart, u.HasAuthority())
 	default:
 		dst = appendNormPct(dst, path, false)
@@ -156,6 +163,23 @@ func appendPort(dst []byte, port string, schemeRules bool, defaultPort int) []by
 // upper case and the encodings of unreserved characters decoded (§6.2.2.2);
 // with lowerCase, letters (decoded ones included) are lowered (§6.2.2.1).
 func appendNormPct(dst []byte, s string, lowerCase bool) []byte {
+	if !lowerCase {
+		// Copy the runs between percent-encodings whole.
+		for {
+			i := strings.IndexByte(s, '%')
+			if i < 0 || i+2 >= len(s) {
+				return append(dst, s...)
+			}
+			dst = append(dst, s[:i]...)
+			v := unhex(s[i+1])<<4 | unhex(s[i+2])
+			if is(v, cUnreserved) {
+				dst = append(dst, v)
+			} else {
+				dst = append(dst, '%', upperHex[v>>4], upperHex[v&15])
+			}
+			s = s[i+3:]
+		}
+	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c == '%' && i+2 < len(s) {
@@ -177,6 +201,24 @@ func appendNormPct(dst []byte, s string, lowerCase bool) []byte {
 		dst = append(dst, c)
 	}
 	return dst
+}
+
+// hasDotSegment reports whether path has a "." or ".." segment, the only
+// thing remove_dot_segments (§5.2.4) changes.
+func hasDotSegment(path string) bool {
+	for i := 0; i < len(path); i++ {
+		if path[i] != '.' || i > 0 && path[i-1] != '/' {
+			continue
+		}
+		j := i + 1
+		if j < len(path) && path[j] == '.' {
+			j++
+		}
+		if j == len(path) || path[j] == '/' {
+			return true
+		}
+	}
+	return false
 }
 
 // Equal reports whether a and b are equivalent at level (§6.2).

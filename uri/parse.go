@@ -86,14 +86,38 @@ func (p Parser) parse(s string, mode uint8) (URI, error) {
 	if len(s)-i >= 2 && s[i] == '/' && s[i+1] == '/' {
 		u.flags |= hasAuthority
 		a := i + 2
-		e := a
-		for e < len(s) && s[e] != '/' && s[e] != '?' && s[e] != '#' {
-			e++
+		// The common authority, a reg-name or IPv4 host with an optional
+		// port, is read in one pass; anything else (a userinfo, an
+		// IP-literal, an error) goes to parseAuthority.
+		h := scan(s, a, cRegName)
+		j := h
+		if j < len(s) && s[j] == ':' {
+			j++
+			for j < len(s) && is(s[j], cDigit) {
+				j++
+			}
 		}
-		if err := p.parseAuthority(&u, a, e); err != nil {
-			return URI{}, err
+		if j == len(s) || s[j] == '/' || s[j] == '?' || s[j] == '#' {
+			u.hostStart, u.hostEnd = uint32(a), uint32(h)
+			u.kind = RegName
+			if h > a && is(s[a], cDigit) && isIPv4(s[a:h]) {
+				u.kind = IPv4
+			}
+			if h < j {
+				u.flags |= hasPort
+				u.portStart = uint32(h + 1)
+			}
+			i = j
+		} else {
+			e := j
+			for e < len(s) && s[e] != '/' && s[e] != '?' && s[e] != '#' {
+				e++
+			}
+			if err := p.parseAuthority(&u, a, e); err != nil {
+				return URI{}, err
+			}
+			i = e
 		}
-		i = e
 	} else {
 		u.hostStart, u.hostEnd = uint32(i), uint32(i)
 	}
@@ -101,48 +125,26 @@ func (p Parser) parse(s string, mode uint8) (URI, error) {
 	// path: path-abempty after an authority; otherwise path-absolute,
 	// path-rootless (URI) or path-noscheme (relative-ref), or empty.
 	u.pathStart = uint32(i)
-	firstSegment := !u.has(hasScheme) && !u.has(hasAuthority)
-	for ; i < len(s); i++ {
-		c := s[i]
-		if is(c, cPath) {
-			if c == '/' {
-				firstSegment = false
-			} else if c == ':' && firstSegment {
-				// §4.2: a relative-path reference cannot have a colon in
-				// its first segment, or it would read as a scheme.
-				return URI{}, errAt(s, i, `colon in the first segment of a relative path (write "./" before it)`)
-			}
-			continue
+	if !u.has(hasScheme) && !u.has(hasAuthority) {
+		// §4.2: a relative-path reference cannot have a colon in its
+		// first segment, or it would read as a scheme.
+		i = scan(s, i, cSegmentNC)
+		if i < len(s) && s[i] == ':' {
+			return URI{}, errAt(s, i, `colon in the first segment of a relative path (write "./" before it)`)
 		}
-		if c == '%' {
-			if err := checkPct(s, i); err != nil {
-				return URI{}, err
-			}
-			i += 2
-			continue
-		}
-		if c == '?' || c == '#' {
-			break
-		}
-		return URI{}, errChar(s, i, "path")
+	}
+	i = scan(s, i, cPath)
+	if i < len(s) && s[i] != '?' && s[i] != '#' {
+		return URI{}, errComponent(s, i, "path")
 	}
 
 	// query = *( pchar / "/" / "?" ) (§3.4)
 	if i < len(s) && s[i] == '?' {
 		u.flags |= hasQuery
 		u.queryStart = uint32(i)
-		for i++; i < len(s) && s[i] != '#'; i++ {
-			if is(s[i], cQuery) {
-				continue
-			}
-			if s[i] == '%' {
-				if err := checkPct(s, i); err != nil {
-					return URI{}, err
-				}
-				i += 2
-				continue
-			}
-			return URI{}, errChar(s, i, "query")
+		i = scan(s, i+1, cQuery)
+		if i < len(s) && s[i] != '#' {
+			return URI{}, errComponent(s, i, "query")
 		}
 	}
 
@@ -153,21 +155,21 @@ func (p Parser) parse(s string, mode uint8) (URI, error) {
 		}
 		u.flags |= hasFragment
 		u.fragStart = uint32(i)
-		for i++; i < len(s); i++ {
-			if is(s[i], cQuery) {
-				continue
-			}
-			if s[i] == '%' {
-				if err := checkPct(s, i); err != nil {
-					return URI{}, err
-				}
-				i += 2
-				continue
-			}
-			return URI{}, errChar(s, i, "fragment")
+		i = scan(s, i+1, cQuery)
+		if i < len(s) {
+			return URI{}, errComponent(s, i, "fragment")
 		}
 	}
 	return u, nil
+}
+
+// errComponent is the error for the byte at s[i] where scan stopped inside
+// a component: a broken percent-encoding or a character not allowed there.
+func errComponent(s string, i int, component string) error {
+	if s[i] == '%' {
+		return checkPct(s, i)
+	}
+	return errChar(s, i, component)
 }
 
 // checkPct checks the pct-encoded = "%" HEXDIG HEXDIG at s[i] == '%' (§2.1).
