@@ -22,7 +22,7 @@ unit:
 
 # Every fuzz target briefly, seed corpora included.
 fuzz:
-	FUZZTIME=$${FUZZTIME:-10s} scripts/fuzz-smoke.sh
+	FUZZTIME=$${FUZZTIME:-5s} scripts/fuzz-smoke.sh
 
 bench:
 	go test -run='^$$' -bench=. -benchmem ./...
