@@ -4,7 +4,8 @@
 
 .PHONY: test check unit fuzz bench build generate
 
-test: check unit fuzz
+# Fuzzing first, so that the run closes with the tests' "N passed, N failed".
+test: check fuzz unit
 
 build:
 	go build -o urikit ./cmd/urikit
@@ -18,7 +19,7 @@ check:
 # Unit, example and conformance tests (the conformance test runs
 # ../shared/conformance/run.py against `urikit batch`).
 unit:
-	go test -count=1 ./...
+	scripts/unit.sh
 
 # Every fuzz target briefly, seed corpora included.
 fuzz:
