@@ -19,7 +19,7 @@ func opScheme(r Request) Object {
 	}
 	u, err := uri.Parse(in)
 	if err != nil {
-		return failURI(err)
+		return failSyntax(err)
 	}
 	name, fields, err := scheme.FieldsOf(u)
 	if err != nil {
@@ -37,7 +37,7 @@ func opInspect(r Request) Object {
 	}
 	ws, err := scheme.InspectString(in)
 	if err != nil {
-		return failURI(err)
+		return failSyntax(err)
 	}
 	return Object{"ok": true, "warnings": scheme.Codes(ws)}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/urikit/urikit/uri"
+	"github.com/urikit/urikit/urn"
 )
 
 func init() {
@@ -13,11 +14,16 @@ func init() {
 	Register("equal", opEqual)
 }
 
-// failURI answers with the reason and, for a syntax error, its offset.
-func failURI(err error) Object {
-	var e *uri.Error
-	if errors.As(err, &e) {
-		return FailAt(e.Reason, e.Offset)
+// failSyntax answers with the reason and, for a URI or URN syntax error,
+// its byte offset.
+func failSyntax(err error) Object {
+	var ue *uri.Error
+	if errors.As(err, &ue) {
+		return FailAt(ue.Reason, ue.Offset)
+	}
+	var ne *urn.Error
+	if errors.As(err, &ne) {
+		return FailAt(ne.Reason, ne.Offset)
 	}
 	return Fail(err.Error())
 }
@@ -29,7 +35,7 @@ func opParse(r Request) Object {
 	}
 	u, err := uri.ParseReference(in)
 	if err != nil {
-		return failURI(err)
+		return failSyntax(err)
 	}
 	return ParseFields(u)
 }
@@ -101,7 +107,7 @@ func opNormalize(r Request) Object {
 	}
 	u, err := uri.ParseReference(in)
 	if err != nil {
-		return failURI(err)
+		return failSyntax(err)
 	}
 	return Object{"ok": true, "result": u.Normalize(lv).String()}
 }
@@ -121,7 +127,7 @@ func opEqual(r Request) Object {
 	}
 	eq, err := uri.EqualStrings(a, b, lv)
 	if err != nil {
-		return failURI(err)
+		return failSyntax(err)
 	}
 	return Object{"ok": true, "result": eq}
 }

@@ -20,7 +20,7 @@ func opURN(r Request) Object {
 	}
 	u, err := urn.Parse(in)
 	if err != nil {
-		return failURN(err)
+		return failSyntax(err)
 	}
 	rc, hasR := u.RComponent()
 	qc, hasQ := u.QComponent()
@@ -63,14 +63,6 @@ func opURNEqual(r Request) Object {
 		return failSide("b", err)
 	}
 	return Object{"ok": true, "result": urn.Compare(ua, ub, level).Equal}
-}
-
-func failURN(err error) Object {
-	var e *urn.Error
-	if errors.As(err, &e) {
-		return FailAt(e.Reason, e.Offset)
-	}
-	return Fail(err.Error())
 }
 
 // failSide reports which of the two inputs of urn-equal is invalid.
