@@ -46,8 +46,11 @@ func ParseFile(u uri.URI) (File, error) {
 		return File{}, errField(sch, "host", "a file URI has no port (RFC 8089 §2)")
 	}
 	p := u.Path()
-	if !strings.HasPrefix(p, "/") && !hasDrive(p) {
-		return File{}, errField(sch, "path", "must start with \"/\" or a drive letter (RFC 8089 §2, Appendix E.2)")
+	// RFC 8089 Appendix E.2: local-path = [ drive-letter ] path-absolute,
+	// so a drive letter needs a "/" after it: file:c:/ is a path, file:c:
+	// and file:c:x are not.
+	if !strings.HasPrefix(p, "/") && !(hasDrive(p) && len(p) > 2) {
+		return File{}, errField(sch, "path", "must start with \"/\" or a drive letter and \"/\" (RFC 8089 §2, Appendix E.2)")
 	}
 	f := File{Path: decode(p)}
 	if u.HasAuthority() {

@@ -55,8 +55,16 @@ func ParseFTP(u uri.URI) (FTP, error) {
 	f.User, f.Password = optUser(u)
 	p := u.Path()
 	// ";type=" ends the last segment; a %3B is data, not the delimiter.
-	if i := strings.LastIndex(p, ";type="); i >= 0 {
+	// RFC 1738 §5: ftpurl = "ftp://" login [ "/" fpath [ ";type=" ftptype ]],
+	// so the typecode can only close the path. A ";type=" anywhere before
+	// that (ftp://h/a;type=i/b, ftp://h/a;type=i/b;type=a) sits in a CWD
+	// component, where ";" is reserved and must be encoded (§3.2.2): the URL
+	// is not an ftp URL, whichever ";type=" comes last.
+	if i := strings.Index(p, ";type="); i >= 0 {
 		code := p[i+len(";type="):]
+		if strings.IndexByte(code, '/') >= 0 {
+			return FTP{}, errField(sch, "typecode", "\";type=\" must close the path, not a directory segment (RFC 1738 §3.2.2, §5)")
+		}
 		if len(code) != 1 || strings.IndexByte("aidAID", code[0]) < 0 {
 			return FTP{}, errField(sch, "typecode", "\""+code+"\" is not a, i or d (RFC 1738 §3.2.2)")
 		}

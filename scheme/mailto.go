@@ -1,6 +1,7 @@
 package scheme
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -108,19 +109,33 @@ func ParseMailto(u uri.URI) (Mailto, error) {
 	return m, nil
 }
 
-// appendAddrs splits a raw to-list at the commas outside quoted strings
-// and checks each address.
+// appendAddrs splits a raw to-list at the commas outside quoted strings,
+// decodes each address and checks it.
+//
+// The split is made on the text as written: RFC 6068 §2 has to =
+// addr-spec *("," addr-spec ), and a percent-encoded "%2C" is data, not
+// that delimiter (RFC 3986 §2.2), so mailto:a@b%2Cc@d is one (invalid)
+// address "a@b,c@d", not two. Whether a comma is inside a quoted string is
+// read from the decoded text, since the quotes themselves must be written
+// %22 (mailto:%22a,b%22@c is the one address "a,b"@c).
 func appendAddrs(to []string, raw, field string) ([]string, error) {
 	if raw == "" {
 		return to, nil
 	}
-	d := decode(raw)
-	if !utf8.ValidString(d) {
-		return nil, errField("mailto", field, "the decoded address is not UTF-8 (RFC 6068 §2)")
-	}
-	for _, a := range splitAddrs(d) {
-		if a == "" {
+	for _, r := range splitRawAddrs(raw) {
+		if r == "" {
 			continue
+		}
+		// RFC 6068 §2 item 1: "/", "?", "#", "[", "]", "%", "&", ";" and
+		// "=" of an addr-spec MUST be percent-encoded; the URI grammar
+		// already keeps out the others, so a "/", "&", ";" or "=" written
+		// as itself is not part of an address.
+		if i := strings.IndexAny(r, "/&;="); i >= 0 {
+			return nil, errField("mailto", field, "\""+r+"\" holds an unencoded \""+r[i:i+1]+"\", which an address must percent-encode (RFC 6068 §2)")
+		}
+		a := decode(r)
+		if !utf8.ValidString(a) {
+			return nil, errField("mailto", field, "the decoded address is not UTF-8 (RFC 6068 §2)")
 		}
 		if err := checkAddr(a); err != nil {
 			return nil, errField("mailto", field, err.Error())
@@ -130,53 +145,160 @@ func appendAddrs(to []string, raw, field string) ([]string, error) {
 	return to, nil
 }
 
-// splitAddrs splits at the commas that are not inside a quoted string
-// (RFC 5322 §3.2.4; a backslash quotes the next character there).
-func splitAddrs(s string) []string {
+// splitRawAddrs splits raw URI text at the unencoded commas that are not
+// inside a quoted string of the decoded text (RFC 5322 §3.2.4; a
+// backslash quotes the next character there).
+func splitRawAddrs(raw string) []string {
 	var out []string
-	start, inQuote := 0, false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
+	start, inQuote, escaped := 0, false, false
+	for i := 0; i < len(raw); i++ {
+		c, enc := raw[i], false
+		if c == '%' && i+2 < len(raw) {
+			if v, ok := unhex2(raw[i+1], raw[i+2]); ok {
+				c, enc = v, true
+				i += 2
+			}
+		}
+		switch {
+		case escaped:
+			escaped = false
 		case inQuote && c == '\\':
-			i++
+			escaped = true
 		case c == '"':
 			inQuote = !inQuote
-		case c == ',' && !inQuote:
-			out = append(out, s[start:i])
+		case c == ',' && !enc && !inQuote:
+			out = append(out, raw[start:i])
 			start = i + 1
 		}
 	}
-	return append(out, s[start:])
+	return append(out, raw[start:])
+}
+
+func unhex2(a, b byte) (byte, bool) {
+	h, ok1 := unhex(a)
+	l, ok2 := unhex(b)
+	return h<<4 | l, ok1 && ok2
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }
 
 type addrError string
 
 func (e addrError) Error() string { return string(e) }
 
-// checkAddr checks the shape local-part "@" domain of an addr-spec.
+// checkAddr checks a decoded address against RFC 6068 §2's addr-spec:
+//
+//	addr-spec    = local-part "@" domain
+//	local-part   = dot-atom-text / quoted-string
+//	domain       = dot-atom-text / "[" *dtext-no-obs "]"
+//
+// with the RFC 5322 rules for dot-atom-text and quoted-string, non-ASCII
+// UTF-8 allowed where items 4 and 5 of §2 allow it (the caller has checked
+// the UTF-8), and no obsolete forms, control characters, whitespace
+// outside a quoted string or comments (items 2 and 3).
 func checkAddr(a string) error {
-	at, inQuote := -1, false
-	for i := 0; i < len(a); i++ {
-		switch c := a[i]; {
-		case inQuote && c == '\\':
-			i++
-		case c == '"':
-			inQuote = !inQuote
-		case c == '@' && !inQuote:
-			at = i
-		case c < 0x20 || c == 0x7f:
-			return addrError("\"" + a + "\" holds a control character (RFC 6068 §2 item 2)")
-		case !inQuote && (c == ' ' || c == '<' || c == '>' || c == ','):
-			return addrError("\"" + a + "\" holds a space, an angle bracket or a comma outside a quoted string")
+	bad := func(why string) error { return addrError("\"" + a + "\" is not an addr-spec: " + why) }
+	var i int
+	if strings.HasPrefix(a, `"`) {
+		// quoted-string = DQUOTE *( qtext / quoted-pair / WSP ) DQUOTE
+		for i = 1; ; i++ {
+			if i >= len(a) {
+				return bad("unterminated quoted string")
+			}
+			c := a[i]
+			if c == '"' {
+				i++
+				break
+			}
+			if c == '\\' {
+				i++
+				if i >= len(a) || !(a[i] >= 0x20 && a[i] != 0x7f) {
+					return bad("a \"\\\" in a quoted string must quote a visible character or a space (RFC 5322 §3.2.1)")
+				}
+				continue
+			}
+			if c < 0x20 && c != '\t' || c == 0x7f {
+				return bad("a control character (RFC 6068 §2 item 2)")
+			}
 		}
+	} else {
+		n, why := dotAtom(a)
+		if why != "" {
+			return bad("local part: " + why)
+		}
+		i = n
 	}
-	if inQuote {
-		return addrError("\"" + a + "\" has an unterminated quoted string")
+	if i >= len(a) || a[i] != '@' {
+		return bad("the local part must be followed by \"@\" and a domain")
 	}
-	if at <= 0 || at == len(a)-1 {
-		return addrError("\"" + a + "\" is not an addr-spec (local-part \"@\" domain)")
+	d := a[i+1:]
+	if strings.HasPrefix(d, "[") {
+		if len(d) < 2 || d[len(d)-1] != ']' {
+			return bad("unterminated domain literal")
+		}
+		for j := 1; j < len(d)-1; j++ {
+			if c := d[j]; c < 33 || c > 126 || c == '[' || c == ']' || c == '\\' {
+				return bad("domain literal holds a character other than dtext-no-obs")
+			}
+		}
+		return nil
+	}
+	n, why := dotAtom(d)
+	if why != "" {
+		return bad("domain: " + why)
+	}
+	if n != len(d) {
+		return bad("domain: " + strconv.Quote(d[n:n+1]) + " is not allowed in a domain")
 	}
 	return nil
+}
+
+// dotAtom reads the longest dot-atom-text at the start of s (RFC 5322
+// §3.2.3, atext extended with UTF-8 non-ASCII) and returns its length, or
+// the reason s does not start with one.
+func dotAtom(s string) (int, string) {
+	i, atom := 0, 0
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case isAtext(c):
+			atom++
+		case c == '.':
+			if atom == 0 {
+				return 0, "an empty atom (a leading \".\" or \"..\")"
+			}
+			atom = 0
+		default:
+			if atom == 0 {
+				if i == 0 {
+					return 0, "empty, or starts with " + strconv.Quote(s[i:i+1])
+				}
+				return 0, "an empty atom (a trailing \".\")"
+			}
+			return i, ""
+		}
+	}
+	if atom == 0 {
+		return 0, "empty, or ends in \".\""
+	}
+	return i, ""
+}
+
+// isAtext reports whether c is an RFC 5322 atext character, or a byte of a
+// non-ASCII UTF-8 character (RFC 6532 §3.2, RFC 6068 §2 items 4 and 5).
+func isAtext(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		strings.IndexByte("!#$%&'*+-/=?^_`{|}~", c) >= 0 || c >= 0x80
 }
 
 // Fields returns to, headers and body.

@@ -1,6 +1,7 @@
 package scheme
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/urikit/urikit/uri"
@@ -66,6 +67,12 @@ func ParseNews(u uri.URI) (News, error) {
 	d := decode(p)
 	switch {
 	case strings.Contains(d, "@"):
+		// RFC 5538 §4: a "/" of a msg-id-core MUST be percent-encoded, so
+		// an unencoded one (news:a/b@c, news://h/g/x@y) is a path
+		// separator that no news URI has.
+		if strings.Contains(p, "/") {
+			return News{}, errField(sch, "article", "\""+p+"\" holds a \"/\", which a Message-ID must encode as %2F (RFC 5538 §4)")
+		}
 		// msg-id-core, possibly written with its angle brackets encoded.
 		if strings.HasPrefix(d, "<") && strings.HasSuffix(d, ">") && len(d) >= 2 {
 			d = d[1 : len(d)-1]
@@ -79,7 +86,7 @@ func ParseNews(u uri.URI) (News, error) {
 	case d == "":
 		n.Group = "*"
 	default:
-		if strings.ContainsAny(d, " \t\r\n!,[]\\") {
+		if !isWildmat(d) {
 			return News{}, errField(sch, "group", "\""+d+"\" is not a newsgroup name or wildmat (RFC 3977 §4)")
 		}
 		n.Group = d
@@ -127,7 +134,7 @@ func (n News) URI() (uri.URI, error) {
 		// RFC 5538 §4: "/", "?", "#", "[", "]" and "%" must be encoded.
 		b.WriteString(uri.Escape(a, uri.ComponentPathSegment))
 	} else {
-		if strings.Contains(n.Group, "@") || strings.ContainsAny(n.Group, " \t\r\n!,[]\\") {
+		if strings.Contains(n.Group, "@") || !isWildmat(n.Group) {
 			return uri.URI{}, errField(sch, "group", "\""+n.Group+"\" is not a newsgroup name or wildmat")
 		}
 		b.WriteString(uri.Escape(n.Group, uri.ComponentPathSegment))
@@ -160,6 +167,15 @@ func ParseNNTP(u uri.URI) (NNTP, error) {
 	group, art, hasArt := strings.Cut(p, "/")
 	if group == "" {
 		return NNTP{}, errField(sch, "group", "missing (RFC 5538 §3 requires one)")
+	}
+	// RFC 5538 §3: group = 1*( group-char / pct-encoded ). Every other
+	// character (a "*" or "?" wildcard, "@", ":", "!", ...) must be
+	// percent-encoded: nntp://h/* names no group (wildcards are the news
+	// scheme's, §4), and nntp://h/a@b is not an nntp URI.
+	for i := 0; i < len(group); i++ {
+		if c := group[i]; !isGroupChar(c) && c != '%' {
+			return NNTP{}, errField(sch, "group", "\""+group+"\" holds "+strconv.QuoteRune(rune(c))+", which must be percent-encoded (RFC 5538 §3)")
+		}
 	}
 	n := NNTP{Host: host, Port: port, Group: decode(group)}
 	if hasArt {
@@ -199,7 +215,7 @@ func (n NNTP) URI() (uri.URI, error) {
 	b.WriteString("nntp:")
 	buildAuthority(&b, Opt{}, Opt{}, n.Host, n.Port, 119)
 	b.WriteByte('/')
-	b.WriteString(uri.Escape(n.Group, uri.ComponentPathSegment))
+	b.WriteString(escapeGroup(n.Group))
 	if n.Article != "" {
 		b.WriteByte('/')
 		b.WriteString(n.Article)
@@ -213,6 +229,44 @@ func isDigits(s string) bool {
 	}
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// isGroupChar reports whether c is a group-char of RFC 5538 §3:
+// ALPHA / DIGIT / "-" / "+" / "_" / ".".
+func isGroupChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '-' || c == '+' || c == '_' || c == '.'
+}
+
+// escapeGroup percent-encodes every byte of an nntp group name that is not
+// a group-char (RFC 5538 §3).
+func escapeGroup(s string) string {
+	const upper = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; isGroupChar(c) {
+			b.WriteByte(c)
+		} else {
+			b.WriteByte('%')
+			b.WriteByte(upper[c>>4])
+			b.WriteByte(upper[c&15])
+		}
+	}
+	return b.String()
+}
+
+// isWildmat reports whether s holds only characters of an RFC 3977 §4.1
+// wildmat-pattern without its "!" negation: wildmat-exact (%x22-29 / %x2B
+// / %x2D-3E / %x40-5A / %x5E-7E / UTF8-non-ascii) and the wildcards "*"
+// and "?". Spaces, controls, DEL, "!", ",", "[", "\" and "]" are out.
+func isWildmat(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c == 0x7f || c == '!' || c == ',' || c == '[' || c == '\\' || c == ']' {
 			return false
 		}
 	}

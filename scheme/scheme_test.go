@@ -267,3 +267,81 @@ func TestFieldsJSONOrder(t *testing.T) {
 		t.Error("FormatValue")
 	}
 }
+
+// TestAuditFixes pins the answers that once disagreed with the RFCs behind
+// PROTOCOL.md's scheme section.
+func TestAuditFixes(t *testing.T) {
+	ok := []struct{ in, want string }{
+		// RFC 6068 §2: to = addr-spec *("," addr-spec ); an encoded comma
+		// inside a quoted local part is data.
+		{"mailto:%22a%2Cb%22@c", `{"body":null,"headers":{},"to":["\"a,b\"@c"]}`},
+		{"mailto:a@b,c@d?to=e@f", `{"body":null,"headers":{},"to":["a@b","c@d","e@f"]}`},
+		{"mailto:a@%5B192.0.2.1%5D", `{"body":null,"headers":{},"to":["a@[192.0.2.1]"]}`},
+		{"mailto:a%2Fb@c", `{"body":null,"headers":{},"to":["a/b@c"]}`},
+		// RFC 5538 §3: group-char and pct-encoded.
+		{"nntp://h/comp.lang.c++/1", `{"article":"1","group":"comp.lang.c++","host":"h","port":119}`},
+		{"nntp://h/g%2A", `{"article":null,"group":"g*","host":"h","port":119}`},
+		// RFC 5538 §4: an encoded "/" in a Message-ID.
+		{"news:a%2Fb@c", `{"article":"a/b@c","group":null,"host":null,"port":null}`},
+		// RFC 8089 Appendix E.2: drive letter then path-absolute.
+		{"file:c:/", `{"host":null,"path":"c:/"}`},
+		// RFC 1738 §3.2.2: an encoded ";" is data.
+		{"ftp://h/a%3Btype=i/b;type=a", `{"host":"h","password":null,"path":"a;type=i/b","port":21,"typecode":"a","user":null}`},
+	}
+	for _, tt := range ok {
+		got, err := fieldsJSON(t, tt.in)
+		if err != nil {
+			t.Errorf("%s: %v", tt.in, err)
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("%s:\n got  %s\n want %s", tt.in, got, tt.want)
+		}
+	}
+	bad := []struct{ in, field string }{
+		// RFC 1738 §3.2.2, §5: ";type=" only closes the path.
+		{"ftp://h/a;type=i/b;type=a", "typecode"},
+		{"ftp://h/a;type=d/b", "typecode"},
+		// RFC 5538 §3: no "*", "@", ":" unencoded in an nntp group.
+		{"nntp://h/*", "group"},
+		{"nntp://h/a@b", "group"},
+		{"nntp://h/g:x/1", "group"},
+		// RFC 5538 §4: "/" in a Message-ID must be encoded.
+		{"news:a/b@c", "article"},
+		{"news://h/x/y@z", "article"},
+		// RFC 3977 §4.1: controls are no wildmat-exact.
+		{"news:a%01b", "group"},
+		{"news:a%7Fb", "group"},
+		// RFC 8089 Appendix E.2: file:c: has no path-absolute.
+		{"file:c:", "path"},
+		// RFC 6068 §2 and RFC 3986 §2.2: %2C is no delimiter, and
+		// "a@b,c@d" is no addr-spec.
+		{"mailto:a@b%2Cc@d", "to"},
+		{"mailto:?to=a@b%2Cc@d", "to"},
+		// RFC 6068 §2 item 1: "/", "&", ";", "=" of an address are encoded.
+		{"mailto:a/b@c", "to"},
+		{"mailto:a;b@c", "to"},
+		{"mailto:a&b@c", "to"},
+		{"mailto:a=b@c", "to"},
+		// RFC 6068 §2: addr-spec = local-part "@" domain (RFC 5322).
+		{"mailto:a@b@c", "to"},
+		{"mailto:a..b@c", "to"},
+		{"mailto:.a@b", "to"},
+		{"mailto:a@b.", "to"},
+		{"mailto:a(b)@c", "to"},
+		{"mailto:a@", "to"},
+		{"mailto:a@%5B1.2.3.4", "to"},
+		{"mailto:%22a%22b@c", "to"},
+	}
+	for _, tt := range bad {
+		_, _, err := Parse(tt.in)
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Errorf("%s: got %v, want a *scheme.Error", tt.in, err)
+			continue
+		}
+		if e.Field != tt.field {
+			t.Errorf("%s: error %q names field %q, want %q", tt.in, err, e.Field, tt.field)
+		}
+	}
+}
