@@ -61,14 +61,6 @@ func (r Request) String(key string) (string, error) {
 	return s, nil
 }
 
-// OptString returns the string field key, or def when the field is absent.
-func (r Request) OptString(key, def string) (string, error) {
-	if _, ok := r.fields[key]; !ok {
-		return def, nil
-	}
-	return r.String(key)
-}
-
 // Fail is the response for a request that could not be answered.
 func Fail(msg string) Object { return Object{"ok": false, "error": msg} }
 

@@ -84,14 +84,22 @@ func opResolve(r Request) Object {
 	return Object{"ok": true, "result": res.String()}
 }
 
-func level(r Request, def string) (uri.Level, error) {
-	name, err := r.OptString("level", def)
+// level reads the request's "level" field. PROTOCOL.md lists it in every
+// normalize and equal request and says a line lacking a field is answered
+// with an error, so there is no default. Normalization has no "simple"
+// level: simple comparison is the absence of normalization.
+func level(r Request, allowSimple bool) (uri.Level, error) {
+	name, err := r.String("level")
 	if err != nil {
 		return 0, err
 	}
 	l, ok := uri.ParseLevel(name)
-	if !ok {
-		return 0, errors.New(`unknown level "` + name + `" (want simple, syntax or scheme)`)
+	if !ok || (l == uri.Simple && !allowSimple) {
+		want := "syntax or scheme"
+		if allowSimple {
+			want = "simple, syntax or scheme"
+		}
+		return 0, errors.New(`unknown level "` + name + `" (want ` + want + `)`)
 	}
 	return l, nil
 }
@@ -101,7 +109,7 @@ func opNormalize(r Request) Object {
 	if err != nil {
 		return Fail(err.Error())
 	}
-	lv, err := level(r, "syntax")
+	lv, err := level(r, false)
 	if err != nil {
 		return Fail(err.Error())
 	}
@@ -121,7 +129,7 @@ func opEqual(r Request) Object {
 	if err != nil {
 		return Fail(err.Error())
 	}
-	lv, err := level(r, "simple")
+	lv, err := level(r, true)
 	if err != nil {
 		return Fail(err.Error())
 	}

@@ -46,7 +46,7 @@ func opURNEqual(r Request) Object {
 	if err != nil {
 		return Fail(err.Error())
 	}
-	lv, err := r.OptString("level", "lexical")
+	lv, err := r.String("level") // required, as in the equal op
 	if err != nil {
 		return Fail(err.Error())
 	}
