@@ -124,6 +124,11 @@ func TestMatchDetails(t *testing.T) {
 			{URI: "http://b/", Offset: 20, End: 29, Line: 4, Wrapper: Bare},
 		}},
 		{"caf\u00e9 \u00ab'http://a/'\u00bb", []Match{{URI: "http://a/", Offset: 9, End: 18, Line: 1, Wrapper: SingleQuote}}},
+		// multi-byte whitespace inside <...> (U+2028 is 3 bytes, U+00A0 2)
+		{"<\u2028URL:\u3000 http://a/\u00a0b >", []Match{{URI: "http://a/b", Offset: 12, End: 24, Line: 1, Wrapper: AngleURL}}},
+		{"<URL:\u00a0http://a/>", []Match{{URI: "http://a/", Offset: 7, End: 16, Line: 1, Wrapper: AngleURL}}},
+		// two spaces after a bare URL: — the prefix takes one at most
+		{"URL:  http://a/", []Match{{URI: "http://a/", Offset: 6, End: 15, Line: 1, Wrapper: Bare}}},
 	}
 	for _, tt := range tests {
 		got := All(tt.text)
@@ -326,6 +331,94 @@ func TestEveryResultParses(t *testing.T) {
 		for _, m := range All(string(b)) {
 			if _, err := uri.Parse(m.URI); err != nil {
 				t.Errorf("%s: %q: %v", p, m.URI, err)
+			}
+		}
+	}
+}
+
+// TestAngleWhitespace: PROTOCOL.md, "whitespace and line breaks inside
+// <...> are dropped (after a hyphen at a line break the hyphen stays)".
+// Whitespace is Unicode's White_Space: U+00A0, U+2028 and the like are
+// dropped too (they used to make the wrapper fail, leaving the bare URI up
+// to the space).
+func TestAngleWhitespace(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"<http://a/\u00a0b>", []string{"http://a/b"}},
+		{"<http://example.com/long-\u2028path>", []string{"http://example.com/long-path"}},
+		{"<http://a/\u0085b\u2029c\u3000d\u202fe>", []string{"http://a/bcde"}},
+		{"<URL:\u3000http://example.com/>", []string{"http://example.com/"}},
+		{"<http://a/\u200bb>", []string{"http://a/"}}, // U+200B is no White_Space: the wrapper fails
+		{"<http://a/%4\n1>", []string{"http://a/%41"}},
+		{"<a <http://x/>>", []string{"http://x/"}},
+		{"<<<http://a/>", []string{"http://a/"}},
+		{"<http://a/ \"b\">", []string{"http://a/"}}, // '"' makes the content no URI; the bare URI ends at the space
+	}
+	for _, tt := range tests {
+		if got := Strings(tt.text); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Strings(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestQuoteURLPrefix: PROTOCOL.md, inside quotes "any valid absolute URI
+// without whitespace counts", and the URL: prefix is "with or without a
+// space" — one ' ' at most. A second space or a tab is whitespace inside
+// the quotes: they count for nothing (they used to be skipped).
+func TestQuoteURLPrefix(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{`"URL:foo:x"`, []string{"foo:x"}},
+		{`"URL: foo:x"`, []string{"foo:x"}},
+		{`'url:  foo:x'`, []string{}},
+		{"\"URL:\tfoo:x\"", []string{}},
+		{"\"URL:\nfoo:x\"", []string{}},
+		// the quotes fail; the bare URI keeps its final apostrophe
+		{"'URL:  http://a/'", []string{"http://a/'"}},
+		{"\"URL:  http://a/\"", []string{"http://a/"}},
+	}
+	for _, tt := range tests {
+		if got := Strings(tt.text); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Strings(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestHostileLinear: texts where many wrappers or candidates share one
+// long run of text take linear time (each used to read the run again, up
+// to MaxLen: minutes for a megabyte of "-'a").
+func TestHostileLinear(t *testing.T) {
+	const n = 256 << 10
+	for _, tt := range []struct {
+		unit string
+		want int
+	}{
+		{"-'a", 0},  // quotes that open and never close
+		{"-\"a", 0}, // double quotes that do not close
+		{"-'a:", 0}, // the same with a scheme
+		{"<a", 0},   // angle brackets that never close
+		{".a", 0},   // scheme characters, every 'a' a candidate
+		{"http://a/'", 1},
+	} {
+		text := strings.Repeat(tt.unit, n/len(tt.unit))
+		for _, tail := range []string{"", ":", "://x#y#", ">", "' "} {
+			in := text + tail
+			sc := NewScanner(strings.NewReader(in), Options{})
+			var got int
+			for sc.Scan() {
+				got++
+			}
+			// Work, not time: the bytes the scanner's searches and parses
+			// read. Without the caches these inputs cost ~n²/2.
+			if limit := int64(4 * len(in)); sc.examined > limit {
+				t.Errorf("%q×%d+%q: read %d bytes, want at most %d", tt.unit, n/len(tt.unit), tail, sc.examined, limit)
+			}
+			if tail == "" && got != tt.want {
+				t.Errorf("%q×%d: %d URIs, want %d", tt.unit, n/len(tt.unit), got, tt.want)
 			}
 		}
 	}

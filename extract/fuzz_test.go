@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode"
 
 	"github.com/urikit/urikit/uri"
 )
@@ -19,6 +20,7 @@ func FuzzScanner(f *testing.F) {
 		"\"Host:\" a file:// URL foo.com:8080 Note: see <URL:http://a/> URL: mailto:a@b.c",
 		"http://[::1]:80/a] (http://w/a_(b)) urn:isbn:0451450523. news:comp.lang.go",
 		"<http://a/multi-\n  part>",
+		"<URL:\u00a0http://a/\u2028b> 'url:  foo:x' \"URL: foo:y\" -'a-'a:b'",
 	} {
 		f.Add(s)
 	}
@@ -34,7 +36,7 @@ func FuzzScanner(f *testing.F) {
 			span := text[m.Offset:m.End]
 			if m.Wrapper == Angle || m.Wrapper == AngleURL {
 				span = strings.Map(func(r rune) rune {
-					if r < 0x80 && cls[r]&kSpace != 0 {
+					if unicode.IsSpace(r) {
 						return -1
 					}
 					return r

@@ -77,19 +77,28 @@ type Scanner struct {
 	line    int   // line number of lineOff
 	lineOff int64 // newlines before this offset are counted in line
 
-	// The first '>' at or after gtFrom is at gtAt, or, when gtAt < 0, there
-	// is none in [gtFrom, gtTo). It spares a text full of '<' quadratic work.
-	gtFrom, gtAt, gtTo int64
-
-	// The first byte that ends a bare URI at or after stopFrom is at
-	// stopAt (stopFound), or there is none before stopAt.
-	stopFrom, stopAt int64
-	stopFound        bool
+	// Cached searches, so that the many candidates sharing a long run of
+	// text do not each read it again (a text full of '<', quotes or
+	// ".a.a.a" would otherwise cost quadratic work): the first byte that
+	// ends a bare URI, the first byte that ends the content of a '...' or
+	// "..." wrapper, the first byte after a run of scheme characters.
+	stop, squote, dquote, run seek
 	// badPct is the offset of a '%' known not to start a percent-encoding.
 	badPct int64
+	// failColon is the offset of the ':' of a bare candidate that was no
+	// URI for a reason lying after that ':' (every candidate ending its
+	// scheme there fails the same way).
+	failColon int64
 
 	m       Match
 	scratch []byte
+
+	// examined counts the bytes read by the searches that may run far
+	// ahead (the end of a bare URI or of a quoted or bracketed wrapper, a
+	// run of scheme characters) and the bytes given to uri.Parse. Tests
+	// use it to check that the work stays linear in the input's size
+	// whatever the text (TestHostileLinear), without timing anything.
+	examined int64
 }
 
 // NewScanner returns a Scanner reading r.
@@ -102,7 +111,9 @@ func NewScanner(r io.Reader, opts Options) *Scanner {
 	if n > math.MaxInt32 {
 		n = math.MaxInt32
 	}
-	return &Scanner{r: r, maxLen: n, look: n + slack, line: 1, gtFrom: math.MaxInt64, gtAt: -1, stopFrom: math.MaxInt64, badPct: -1}
+	none := seek{from: math.MaxInt64}
+	return &Scanner{r: r, maxLen: n, look: n + slack, line: 1,
+		stop: none, squote: none, dquote: none, run: none, badPct: -1, failColon: -1}
 }
 
 // Scan advances to the next URI, which Match then returns. It returns false
@@ -223,25 +234,22 @@ func (s *Scanner) setMatch(text string, from, to int, wrapper string) {
 func (s *Scanner) word(i int) (int, bool) {
 	b := s.buf
 	wend := min(len(b), i+s.look)
-	j := i + 1
-	for j < wend && cls[b[j]]&kScheme != 0 {
-		j++
-	}
+	j := s.schemeEnd(i+1, wend)
 	if j >= wend || b[j] != ':' {
 		// No candidate starts anywhere in this run of scheme characters:
 		// each would read a scheme ending at the same non-colon byte.
 		return j, false
 	}
 	if j-i == 3 && foldEq(b[i:j], "url") {
-		// "URL:" is only ever a prefix (any case, with or without a space).
+		// PROTOCOL.md: "The URL: prefix (any case, with or without a
+		// space) also works without brackets; it is only ever a prefix —
+		// no URI is taken to start with a scheme named URL." With or
+		// without a space: at most one ' ' after the colon.
 		p := j + 1
-		for p < wend && p-j <= slack/2 && (b[p] == ' ' || b[p] == '\t') {
+		if p < wend && b[p] == ' ' {
 			p++
 		}
-		q := p
-		for q < wend && cls[b[q]]&kScheme != 0 {
-			q++
-		}
+		q := s.schemeEnd(p, wend)
 		if p < q && cls[b[p]]&kAlpha != 0 && q < wend && b[q] == ':' && !(q-p == 3 && foldEq(b[p:q], "url")) {
 			if e, ok := s.bare(p, q, URLPrefix); ok {
 				return e, true
@@ -255,12 +263,48 @@ func (s *Scanner) word(i int) (int, bool) {
 	return i + 1, false
 }
 
+// schemeEnd returns the index of the first byte in b[from:to] that is not
+// a scheme character (ALPHA / DIGIT / "+" / "-" / "."), or to. In a run
+// like ".a.a.a…a:" every 'a' starts a candidate reading up to the same ':';
+// a cache keeps the reading linear.
+func (s *Scanner) schemeEnd(from, to int) int {
+	b := s.buf
+	// a word of prose is short: read it without the cache
+	j := from
+	for lim := min(to, from+32); j < lim; j++ {
+		if cls[b[j]]&kScheme == 0 {
+			return j
+		}
+	}
+	if j == to {
+		return j
+	}
+	af, at := s.base+int64(from), s.base+int64(to)
+	r, done := s.run.get(af, at)
+	if done {
+		return int(r - s.base)
+	}
+	j = int(r - s.base)
+	for j < to && cls[b[j]]&kScheme != 0 {
+		j++
+	}
+	s.examined += s.base + int64(j) - r
+	s.run.put(s.base+int64(j), at)
+	return j
+}
+
 // bare tries the bare URI whose scheme is b[start:colon].
 func (s *Scanner) bare(start, colon int, wrapper string) (int, bool) {
 	b := s.buf
 	wend := min(len(b), start+s.maxLen)
 	slashes := colon+2 < len(b) && b[colon+1] == '/' && b[colon+2] == '/'
 	if !slashes && (colon+1 >= len(b) || !registered(b[start:colon])) {
+		return 0, false
+	}
+	if s.failColon == s.base+int64(colon) {
+		// What follows this ':' already made a candidate fail; the end,
+		// the trimming and the syntax after the ':' do not depend on
+		// where the scheme starts.
 		return 0, false
 	}
 	// Find where the URI ends: whitespace, a byte no URI holds, a '[' or
@@ -283,17 +327,11 @@ func (s *Scanner) bare(start, colon int, wrapper string) (int, bool) {
 	if k == wend && !(s.eof && wend == len(b)) {
 		return 0, false // longer than MaxLen
 	}
-	if s.badPct >= s.base+int64(start) && s.badPct < s.base+int64(k) {
-		return 0, false // holds a '%' known not to start a percent-encoding
-	}
 	e := trimEnd(b, start, colon+1, k)
-	if ok, bad := check(b[start:e]); !ok {
-		// A '%' without two hex digits spoils every candidate holding it.
-		for p := max(start, start+bad-2); p >= 0 && p < start+bad && p < e; p++ {
-			if b[p] == '%' {
-				s.badPct = s.base + int64(p)
-			}
-		}
+	if !s.checkSpan(start, e) {
+		// The scheme (never "url" here) is valid; what failed lies after
+		// the ':'.
+		s.failColon = s.base + int64(colon)
 		return 0, false
 	}
 	s.setMatch(string(b[start:e]), start, e, wrapper)
@@ -404,59 +442,125 @@ func closerMatched(b []byte, c byte) bool {
 // search linear over a long run that many candidates share.
 func (s *Scanner) nextStop(from, to int) int {
 	af, at := s.base+int64(from), s.base+int64(to)
-	if s.stopFrom <= af && af <= s.stopAt {
-		if s.stopFound {
-			if s.stopAt < at {
-				return int(s.stopAt - s.base)
-			}
-			return to
-		}
-		if at <= s.stopAt {
-			return to
-		}
-		from = int(s.stopAt - s.base) // none before stopAt
-	} else {
-		s.stopFrom = af
+	r, done := s.stop.get(af, at)
+	if done {
+		return int(r - s.base)
 	}
-	j := from
 	b := s.buf
+	j := int(r - s.base)
 	for j < to && cls[b[j]]&kURI != 0 {
 		j++
 	}
-	s.stopAt, s.stopFound = s.base+int64(j), j < to
+	s.examined += s.base + int64(j) - r
+	s.stop.put(s.base+int64(j), at)
 	return j
 }
 
+// seek caches a forward search for the first byte of some kind: for any
+// start in [from, at] the answer is at when found, and otherwise lies at
+// or after at.
+type seek struct {
+	from, at int64
+	found    bool
+}
+
+// get looks the search of [af, at) up. With done, res is the answer (at
+// when there is none); otherwise the search must go on from res, and put
+// must be called with its result.
+func (c *seek) get(af, at int64) (res int64, done bool) {
+	if c.from <= af && af <= c.at {
+		if c.found {
+			return min(c.at, at), true
+		}
+		if at <= c.at {
+			return at, true
+		}
+		return c.at, false
+	}
+	c.from = af
+	return af, false
+}
+
+// put records the answer j of a search that ended at to.
+func (c *seek) put(j, to int64) { c.at, c.found = j, j < to }
+
+// uriBytes holds the bytes that may appear in a URI, '[' and ']' included.
+var uriBytes = func() (t [256]bool) {
+	for c := range t {
+		t[c] = cls[c]&kURI != 0 || c == '[' || c == ']'
+	}
+	return t
+}()
+
+// uriByte reports whether c may appear in a URI ('[' and ']' included).
+func uriByte(c byte) bool { return uriBytes[c] }
+
+// spaceAt returns the length of the whitespace character (Unicode
+// White_Space, which holds the ASCII ones and the line breaks) at b[j],
+// or 0.
+func spaceAt(b []byte, j int) int {
+	c := b[j]
+	if c < utf8.RuneSelf {
+		if cls[c]&kSpace != 0 {
+			return 1
+		}
+		return 0
+	}
+	r, n := utf8.DecodeRune(b[j:])
+	if r != utf8.RuneError && unicode.IsSpace(r) {
+		return n
+	}
+	return 0
+}
+
 // angle tries the <...> wrapper opening at b[i].
+//
+// PROTOCOL.md: "inside <...> (also <URL:...>), any valid absolute URI
+// counts; whitespace and line breaks inside <...> are dropped (after a
+// hyphen at a line break the hyphen stays)". The wrapper closes at the
+// first '>'. Whitespace is every White_Space character, U+00A0 and the
+// line separators U+0085, U+2028 and U+2029 included. Any other byte that
+// no URI holds — a second '<' among them — makes the content no URI, so the
+// reading stops there: each '<' reads at most up to the next one.
 func (s *Scanner) angle(i int) (int, bool) {
 	b := s.buf
 	wend := min(len(b), i+1+s.maxLen+1)
-	gt := s.findGT(i+1, wend)
-	if gt < 0 {
-		return i + 1, false
-	}
-	content := b[i+1 : gt]
 	first, last, spaces := -1, -1, false
-	for j, c := range content {
-		if cls[c]&kSpace != 0 {
-			spaces = true
+	j := i + 1
+	for ; j < wend; j++ {
+		c := b[j]
+		if uriByte(c) {
+			if first < 0 {
+				first = j - (i + 1)
+			}
+			last = j - (i + 1)
 			continue
 		}
-		if first < 0 {
-			first = j
+		if c == '>' {
+			break
 		}
-		last = j
+		n := spaceAt(b[:wend], j)
+		if n == 0 {
+			s.examined += int64(j - i)
+			return i + 1, false // what the brackets hold is no URI
+		}
+		spaces = true
+		j += n - 1
 	}
-	if first < 0 {
+	s.examined += int64(j - i)
+	if j >= wend || first < 0 {
 		return i + 1, false
 	}
+	content := b[i+1 : j]
 	text := content
 	if spaces {
 		s.scratch = s.scratch[:0]
-		for _, c := range content {
-			if cls[c]&kSpace == 0 {
-				s.scratch = append(s.scratch, c)
+		for p := 0; p < len(content); p++ {
+			if n := spaceAt(content, p); n > 0 {
+				p += n - 1
+				continue
 			}
+			s.scratch = append(s.scratch, content[p])
 		}
 		text = s.scratch
 	}
@@ -464,49 +568,40 @@ func (s *Scanner) angle(i int) (int, bool) {
 	if len(text) >= 4 && foldEq(text[:4], "url:") {
 		text, skip, wrapper = text[4:], 4, AngleURL
 	}
-	if !valid(text) {
+	ok, bad := check(text)
+	s.examined += parsed(ok, bad, len(text))
+	if !ok {
 		return i + 1, false
 	}
+	// the offset of the URI's first byte: skip the prefix's four bytes
+	// and the whitespace around them
 	from := first
-	for n := 0; n < skip; from++ {
-		if cls[content[from]]&kSpace == 0 {
-			n++
+	for n := 0; n < skip; {
+		if w := spaceAt(content, from); w > 0 {
+			from += w
+			continue
 		}
-	}
-	for cls[content[from]]&kSpace != 0 {
+		n++
 		from++
 	}
+	for {
+		n := spaceAt(content, from)
+		if n == 0 {
+			break
+		}
+		from += n
+	}
 	s.setMatch(string(text), i+1+from, i+1+last+1, wrapper)
-	return gt + 1, true
-}
-
-// findGT returns the index of the first '>' in b[from:to], or -1.
-func (s *Scanner) findGT(from, to int) int {
-	af, at := s.base+int64(from), s.base+int64(to)
-	if s.gtAt >= af && s.gtFrom <= af {
-		if s.gtAt < at {
-			return int(s.gtAt - s.base)
-		}
-		return -1
-	}
-	start := from
-	if s.gtAt < 0 && s.gtFrom <= af && s.gtTo > af {
-		if at <= s.gtTo {
-			return -1
-		}
-		start = int(s.gtTo - s.base) // none in [af, gtTo) already
-	} else {
-		s.gtFrom = af
-	}
-	if j := bytes.IndexByte(s.buf[start:to], '>'); j >= 0 {
-		s.gtFrom, s.gtAt = af, s.base+int64(start+j)
-		return start + j
-	}
-	s.gtAt, s.gtTo = -1, at
-	return -1
+	return j + 1, true
 }
 
 // quote tries the "..." or '...' wrapper opening at b[i].
+//
+// PROTOCOL.md: "Inside quotes, "..." or '...' (also with a URL: prefix),
+// any valid absolute URI without whitespace counts; an opening quote is
+// one not preceded by a letter or digit, a closing quote one not followed
+// by a letter or digit". The URL: prefix is "any case, with or without a
+// space": one ' ' at most; any other whitespace makes the content no URI.
 func (s *Scanner) quote(i int) (int, bool) {
 	b := s.buf
 	q := b[i]
@@ -527,30 +622,83 @@ func (s *Scanner) quote(i int) (int, bool) {
 		if q == '\'' {
 			wrapper = SingleQuoteURL
 		}
-		for j < wend && j-i <= slack && (b[j] == ' ' || b[j] == '\t') {
+		if j < wend && b[j] == ' ' {
 			j++
 		}
 	}
 	cs := j
-	for ; j < wend; j++ {
-		c := b[j]
-		if c == q {
-			if j+1 < len(b) {
-				if r, _ := utf8.DecodeRune(b[j+1 : min(len(b), j+1+utf8.UTFMax)]); letterOrDigit(r) {
-					continue // not a closing quote
-				}
-			}
-			break
-		}
-		if cls[c]&kSpace != 0 {
-			return i + 1, false
-		}
+	j = s.quoteEnd(q, cs, wend)
+	if j >= wend || b[j] != q || !s.closes(j) {
+		// no closing quote before a byte that no URI holds (whitespace,
+		// or a '"' that does not close): the content is no URI
+		return i + 1, false
 	}
-	if j >= wend || !valid(b[cs:j]) {
+	if !s.checkSpan(cs, j) {
 		return i + 1, false
 	}
 	s.setMatch(string(b[cs:j]), cs, j, wrapper)
 	return j + 1, true
+}
+
+// closes reports whether the quote at b[j] may close a wrapper: no letter
+// or digit follows it.
+func (s *Scanner) closes(j int) bool {
+	b := s.buf
+	if j+1 >= len(b) {
+		return true
+	}
+	r, _ := utf8.DecodeRune(b[j+1 : min(len(b), j+1+utf8.UTFMax)])
+	return !letterOrDigit(r)
+}
+
+// quoteEnd returns the index of the first byte in b[from:to] that ends the
+// content of a wrapper quoted with q: a closing q, or a byte that no URI
+// holds (whitespace, '"', non-ASCII text, ...), or to. An apostrophe (a
+// quote followed by a letter or digit) is part of the content. A cache
+// keeps the reading linear when many quotes open before one far end (a
+// text like "-'a-'a-'a").
+func (s *Scanner) quoteEnd(q byte, from, to int) int {
+	c := &s.dquote
+	if q == '\'' {
+		c = &s.squote
+	}
+	af, at := s.base+int64(from), s.base+int64(to)
+	r, done := c.get(af, at)
+	if done {
+		return int(r - s.base)
+	}
+	b := s.buf
+	j := int(r - s.base)
+	for ; j < to; j++ {
+		x := b[j]
+		if x == q && s.closes(j) || !uriByte(x) {
+			break
+		}
+	}
+	s.examined += s.base + int64(j) - r
+	c.put(s.base+int64(j), at)
+	return j
+}
+
+// checkSpan reports whether b[from:to], a run of bytes of the text, is a
+// URI that may be taken (valid). A '%' without two hex digits spoils every
+// candidate holding it: it is remembered, and later candidates holding it
+// are refused without parsing.
+func (s *Scanner) checkSpan(from, to int) bool {
+	if s.badPct >= s.base+int64(from) && s.badPct < s.base+int64(to) {
+		return false
+	}
+	b := s.buf
+	ok, bad := check(b[from:to])
+	s.examined += parsed(ok, bad, to-from)
+	if !ok {
+		for p := max(from, from+bad-2); p >= 0 && p < from+bad && p < to; p++ {
+			if b[p] == '%' {
+				s.badPct = s.base + int64(p)
+			}
+		}
+	}
+	return ok
 }
 
 func letterOrDigit(r rune) bool {
@@ -560,15 +708,18 @@ func letterOrDigit(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
-// valid reports whether b is a URI that may be taken: valid RFC 3986 with
-// a scheme, more than "scheme:" or "scheme://", and not of the scheme URL.
-func valid(b []byte) bool {
-	ok, _ := check(b)
-	return ok
+// parsed is how many bytes of an n-byte span check read: uri.Parse stops
+// at the first byte that no valid input continues from.
+func parsed(ok bool, bad, n int) int64 {
+	if !ok && bad >= 0 {
+		return int64(min(bad+1, n))
+	}
+	return int64(n)
 }
 
-// check is valid that also returns, for a syntax error, its offset in b
-// (-1 otherwise).
+// check reports whether b is a URI that may be taken: valid RFC 3986 with
+// a scheme, more than "scheme:" or "scheme://", and not of the scheme URL.
+// For a syntax error it also returns its offset in b (-1 otherwise).
 func check(b []byte) (ok bool, bad int) {
 	if len(b) == 0 {
 		return false, -1
