@@ -154,10 +154,10 @@ func splitRawAddrs(raw string) []string {
 	for i := 0; i < len(raw); i++ {
 		c, enc := raw[i], false
 		if c == '%' && i+2 < len(raw) {
-			if v, ok := unhex2(raw[i+1], raw[i+2]); ok {
-				c, enc = v, true
-				i += 2
-			}
+			// raw comes from a parsed URI: a '%' always starts a
+			// percent-encoding.
+			c, enc = decode(raw[i : i+3])[0], true
+			i += 2
 		}
 		switch {
 		case escaped:
@@ -172,24 +172,6 @@ func splitRawAddrs(raw string) []string {
 		}
 	}
 	return append(out, raw[start:])
-}
-
-func unhex2(a, b byte) (byte, bool) {
-	h, ok1 := unhex(a)
-	l, ok2 := unhex(b)
-	return h<<4 | l, ok1 && ok2
-}
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }
 
 type addrError string
