@@ -97,6 +97,11 @@ func nsError(u URN, ns Namespace, err error) error {
 	return &NamespaceError{NID: ns.NID(), Ref: ns.Reference(), NSS: u.NSS(), Reason: err.Error()}
 }
 
+// KeyVersion names the rules Key follows. It changes whenever a change to
+// this package gives some URN a different key, so that a store which keeps
+// keys (the resolver's) can tell which of them to compute again.
+const KeyVersion = 1
+
 // Key returns the canonical key of u's equivalence class: for a namespace
 // the package knows and an NSS that namespace accepts, "urn:" NID ":" the
 // namespace's normal form (so urn:ISBN:0-395-36341-1 and
