@@ -1,0 +1,120 @@
+package resolver
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Action names the kind of change an Entry records.
+type Action string
+
+const (
+	ActionNameCreate        Action = "name.create"
+	ActionNameUpdate        Action = "name.update"
+	ActionNameWithdraw      Action = "name.withdraw"
+	ActionAuthorityCreate   Action = "authority.create"
+	ActionAuthorityTransfer Action = "authority.transfer"
+	ActionTokenCreate       Action = "token.create"
+	ActionTokenRevoke       Action = "token.revoke"
+	ActionRuleAdd           Action = "rule.add"
+	ActionRuleRemove        Action = "rule.remove"
+	ActionKeysMigrate       Action = "keys.migrate"
+)
+
+// Entry is one change in the directory's history: a single append-only log
+// for the whole directory, numbered by Seq without gaps from 1. Name entries
+// carry the whole record as it stood after the change (Data), so that a
+// record can be read back as of any time.
+type Entry struct {
+	Seq         int64
+	Time        time.Time // UTC, whole microseconds (what every store keeps)
+	Action      Action
+	Subject     string // the record's name, "authority:ID" or "rule:ID"
+	RecordID    int64  // 0 when the entry is not about a record
+	AuthorityID int64  // 0 when no authority is concerned
+	Actor       string // "admin", "token:ID" or "system"
+	Data        json.RawMessage
+	Prev        []byte // Hash of entry Seq-1; empty for the first entry
+	Hash        []byte // ChainHash(Prev, this entry)
+}
+
+// ChainHash is the hash that links e to the entry before it: SHA-256 over a
+// fixed, length-prefixed encoding of every field of e but Hash, ending with
+// prev. Any change to a stored entry, or to the order of entries, changes
+// the hash of that entry and so breaks the link to the next one. Stores must
+// keep Data byte for byte (a JSON column type that re-encodes would break
+// the chain).
+func ChainHash(prev []byte, e Entry) []byte {
+	h := sha256.New()
+	var n [8]byte
+	num := func(v int64) {
+		binary.BigEndian.PutUint64(n[:], uint64(v))
+		h.Write(n[:])
+	}
+	str := func(s []byte) {
+		num(int64(len(s)))
+		h.Write(s)
+	}
+	h.Write([]byte("urikit-history-v1"))
+	num(e.Seq)
+	num(e.Time.UnixMicro())
+	str([]byte(e.Action))
+	str([]byte(e.Subject))
+	num(e.RecordID)
+	num(e.AuthorityID)
+	str([]byte(e.Actor))
+	str(e.Data)
+	str(prev)
+	return h.Sum(nil)
+}
+
+// Seal fills in e.Seq, e.Prev and e.Hash given the entry before it (the
+// zero Entry when e is the first). Stores call it inside the transaction
+// that appends e, holding whatever lock serializes appends.
+func Seal(last Entry, e *Entry) {
+	e.Seq = last.Seq + 1
+	e.Time = e.Time.UTC().Truncate(time.Microsecond)
+	e.Prev = last.Hash
+	e.Hash = ChainHash(last.Hash, *e)
+}
+
+// ChainError tells where a history stops fitting together.
+type ChainError struct {
+	Seq    int64
+	Reason string
+}
+
+func (e *ChainError) Error() string {
+	return fmt.Sprintf("history entry %d: %s", e.Seq, e.Reason)
+}
+
+// Verifier checks a history one entry at a time, in order.
+type Verifier struct {
+	last  Entry
+	count int64
+}
+
+// Next checks that e follows the entries seen so far. It returns a
+// *ChainError naming e when e's number, link or hash does not fit.
+func (v *Verifier) Next(e Entry) error {
+	switch {
+	case e.Seq != v.last.Seq+1:
+		return &ChainError{Seq: e.Seq, Reason: fmt.Sprintf("expected entry %d here", v.last.Seq+1)}
+	case string(e.Prev) != string(v.last.Hash):
+		return &ChainError{Seq: e.Seq, Reason: "does not link to the hash of the entry before it"}
+	case string(e.Hash) != string(ChainHash(e.Prev, e)):
+		return &ChainError{Seq: e.Seq, Reason: "its hash does not match its content (the entry was changed)"}
+	}
+	v.last = e
+	v.count++
+	return nil
+}
+
+// Count is the number of entries checked so far.
+func (v *Verifier) Count() int64 { return v.count }
+
+// Head is the last entry checked.
+func (v *Verifier) Head() Entry { return v.last }

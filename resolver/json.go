@@ -1,0 +1,137 @@
+package resolver
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// recordJSON is a record as the JSON API shows it and as the history keeps
+// it: one shape for both, so that a record read back as of a time looks
+// exactly like one read now.
+type recordJSON struct {
+	URN       string          `json:"urn"`
+	Aliases   []string        `json:"aliases"`
+	Locations []Location      `json:"locations"`
+	Metadata  json.RawMessage `json:"metadata"`
+	Status    Status          `json:"status"`
+	Redirect  int             `json:"redirect"`
+	Successor string          `json:"successor,omitempty"`
+	Reason    string          `json:"reason,omitempty"`
+	Authority int64           `json:"authority"`
+	Created   time.Time       `json:"created"`
+	Updated   time.Time       `json:"updated"`
+}
+
+// MarshalJSON gives the record's public JSON form (the body of
+// GET /api/v1/names/{urn}).
+func (r Record) MarshalJSON() ([]byte, error) {
+	j := recordJSON{
+		URN: r.URN, Aliases: r.Aliases, Locations: r.Locations, Metadata: r.Metadata,
+		Status: r.Status, Redirect: r.Redirect, Successor: r.Successor, Reason: r.Reason,
+		Authority: r.AuthorityID, Created: r.Created.UTC(), Updated: r.Updated.UTC(),
+	}
+	if j.Aliases == nil {
+		j.Aliases = []string{}
+	}
+	if j.Locations == nil {
+		j.Locations = []Location{}
+	}
+	if len(j.Metadata) == 0 {
+		j.Metadata = json.RawMessage("{}")
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads the form MarshalJSON writes. Record.ID, Key and the
+// locations' keys are not part of it.
+func (r *Record) UnmarshalJSON(b []byte) error {
+	var j recordJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*r = Record{
+		URN: j.URN, Aliases: j.Aliases, Locations: j.Locations, Metadata: j.Metadata,
+		Status: j.Status, Redirect: j.Redirect, Successor: j.Successor, Reason: j.Reason,
+		AuthorityID: j.Authority, Created: j.Created, Updated: j.Updated,
+	}
+	return nil
+}
+
+// authorityJSON is an authority as the API and the history show it.
+type authorityJSON struct {
+	ID       int64     `json:"id"`
+	Name     string    `json:"name"`
+	Prefixes []string  `json:"prefixes"`
+	Created  time.Time `json:"created"`
+	Updated  time.Time `json:"updated"`
+}
+
+// MarshalJSON gives the authority's public JSON form.
+func (a Authority) MarshalJSON() ([]byte, error) {
+	p := a.Prefixes
+	if p == nil {
+		p = []string{}
+	}
+	return json.Marshal(authorityJSON{a.ID, a.Name, p, a.Created.UTC(), a.Updated.UTC()})
+}
+
+// UnmarshalJSON reads the form MarshalJSON writes.
+func (a *Authority) UnmarshalJSON(b []byte) error {
+	var j authorityJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*a = Authority{ID: j.ID, Name: j.Name, Prefixes: j.Prefixes, Created: j.Created, Updated: j.Updated}
+	return nil
+}
+
+// tokenJSON is a token as the API and the history show it: never its hash.
+type tokenJSON struct {
+	ID        int64      `json:"id"`
+	Authority int64      `json:"authority"`
+	Label     string     `json:"label,omitempty"`
+	Created   time.Time  `json:"created"`
+	Revoked   *time.Time `json:"revoked,omitempty"`
+}
+
+// MarshalJSON gives the token's public JSON form, without its hash.
+func (t Token) MarshalJSON() ([]byte, error) {
+	j := tokenJSON{ID: t.ID, Authority: t.AuthorityID, Label: t.Label, Created: t.Created.UTC()}
+	if !t.Revoked.IsZero() {
+		r := t.Revoked.UTC()
+		j.Revoked = &r
+	}
+	return json.Marshal(j)
+}
+
+// ruleJSON is a delegation rule as the API and the history show it.
+type ruleJSON struct {
+	ID      int64     `json:"id"`
+	Prefix  string    `json:"prefix"`
+	Target  string    `json:"target"`
+	Created time.Time `json:"created"`
+}
+
+// MarshalJSON gives the rule's public JSON form.
+func (r Rule) MarshalJSON() ([]byte, error) {
+	return json.Marshal(ruleJSON{r.ID, r.Prefix, r.Target, r.Created.UTC()})
+}
+
+// entryJSON is a history entry as the API shows it.
+type entryJSON struct {
+	Seq       int64           `json:"seq"`
+	Time      time.Time       `json:"time"`
+	Action    Action          `json:"action"`
+	Subject   string          `json:"subject"`
+	Actor     string          `json:"actor"`
+	Authority int64           `json:"authority,omitempty"`
+	Data      json.RawMessage `json:"data,omitempty"`
+	Prev      []byte          `json:"prev,omitempty"`
+	Hash      []byte          `json:"hash"`
+}
+
+// MarshalJSON gives the entry's public JSON form; hashes are base64 (the
+// encoding/json default for bytes).
+func (e Entry) MarshalJSON() ([]byte, error) {
+	return json.Marshal(entryJSON{e.Seq, e.Time.UTC(), e.Action, e.Subject, e.Actor, e.AuthorityID, e.Data, e.Prev, e.Hash})
+}

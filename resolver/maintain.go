@@ -1,0 +1,136 @@
+package resolver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/urikit/urikit/urn"
+)
+
+// MigrateReport says what Migrate did.
+type MigrateReport struct {
+	Checked   int      // keys whose version was older than urn.KeyVersion
+	Rekeyed   int      // keys that changed
+	Conflicts []string // spellings whose new key another record holds (left as they were)
+}
+
+// Migrate computes again, with the rules of this build's urn package, every
+// key stored under an older urn.KeyVersion, so that lookups keep finding
+// records after the equivalence rules change. A key whose new value another
+// record already holds is left as it was and reported: two records have
+// become equivalent, and people must decide which one stays.
+func (s *Service) Migrate(ctx context.Context) (MigrateReport, error) {
+	var rep MigrateReport
+	after := ""
+	for {
+		keys, err := s.store.StaleKeys(ctx, urn.KeyVersion, after, 500)
+		if err != nil {
+			return rep, storeError(err)
+		}
+		if len(keys) == 0 {
+			break
+		}
+		after = keys[len(keys)-1].Key
+		rekeyed := 0
+		err = s.store.Update(ctx, func(tx Tx) error {
+			rekeyed = 0
+			var conflicts []string
+			for _, k := range keys {
+				u, err := urn.Parse(k.Spelling)
+				if err != nil {
+					continue // stored names always parse; nothing to learn from one that does not
+				}
+				nk := k
+				nk.Key, nk.Version = u.Key(), urn.KeyVersion
+				if nk.Key != k.Key {
+					if holder, _, err := tx.RecordByKey(ctx, nk.Key); err == nil && holder.ID != k.RecordID {
+						conflicts = append(conflicts, k.Spelling)
+						continue
+					}
+					if err := tx.DeleteKey(ctx, k.Key); err != nil {
+						return err
+					}
+					rekeyed++
+					if k.Role == RoleName {
+						rec, err := tx.Record(ctx, k.RecordID)
+						if err != nil {
+							return err
+						}
+						rec.Key = nk.Key
+						if err := tx.UpdateRecord(ctx, rec); err != nil {
+							return err
+						}
+					}
+				}
+				if err := tx.PutKey(ctx, nk); err != nil {
+					return err
+				}
+			}
+			rep.Conflicts = append(rep.Conflicts, conflicts...)
+			if rekeyed == 0 {
+				return nil
+			}
+			data, _ := json.Marshal(map[string]int{"version": urn.KeyVersion, "rekeyed": rekeyed})
+			return tx.Append(ctx, &Entry{Time: s.now(), Action: ActionKeysMigrate, Subject: "keys", Actor: System.Actor(), Data: data})
+		})
+		if err != nil {
+			return rep, storeError(err)
+		}
+		rep.Checked += len(keys)
+		rep.Rekeyed += rekeyed
+	}
+	s.Invalidate()
+	return rep, nil
+}
+
+// Verify checks the whole history, entry by entry, and returns how many
+// entries it checked. A broken chain is a *ChainError naming the first entry
+// that does not fit. progress, when not nil, is called after each batch.
+func (s *Service) Verify(ctx context.Context, progress func(checked int64)) (int64, error) {
+	var v Verifier
+	for {
+		batch, err := s.store.Log(ctx, v.Head().Seq, 1000)
+		if err != nil {
+			return v.Count(), storeError(err)
+		}
+		if len(batch) == 0 {
+			return v.Count(), nil
+		}
+		for _, e := range batch {
+			if err := v.Next(e); err != nil {
+				return v.Count(), err
+			}
+		}
+		if progress != nil {
+			progress(v.Count())
+		}
+	}
+}
+
+// Duplicates calls fn for every location that several records share, after
+// scheme-based normalization, in key order.
+func (s *Service) Duplicates(ctx context.Context, fn func(Duplicate) error) error {
+	after := ""
+	for {
+		ds, err := s.store.DuplicateLocations(ctx, after, 1000)
+		if err != nil {
+			return storeError(err)
+		}
+		if len(ds) == 0 {
+			return nil
+		}
+		for _, d := range ds {
+			if err := fn(d); err != nil {
+				return err
+			}
+		}
+		after = ds[len(ds)-1].Key
+	}
+}
+
+// IsChainError reports whether err says the history was tampered with.
+func IsChainError(err error) bool {
+	var c *ChainError
+	return errors.As(err, &c)
+}

@@ -1,0 +1,78 @@
+package resolver
+
+import (
+	"strings"
+
+	"github.com/urikit/urikit/urn"
+)
+
+// CanonicalPrefix checks a name prefix — "urn:" NID ":" and the start of an
+// NSS, such as "urn:nbn:de:101-" or "urn:isbn:" — and returns it in RFC 8141
+// §3.1 canonical form ("urn" and the NID in lower case, the hex digits of
+// percent-encodings in upper case), the form in which prefixes are compared.
+// "urn:NID" without the second colon means the whole namespace. The offset
+// in an error is a byte offset into p.
+func CanonicalPrefix(p string) (string, error) {
+	if len(p) < 4 || !strings.EqualFold(p[:4], "urn:") {
+		return "", invalid("prefix", 0, `a prefix starts with "urn:" and a namespace identifier`)
+	}
+	nid, rest, hasColon := strings.Cut(p[4:], ":")
+	if !hasColon {
+		rest = ""
+	}
+	// Check the prefix with the URN parser: it is a URN's assigned name cut
+	// short, so it parses once an NSS character stands in for what follows.
+	probe := "urn:" + nid + ":" + rest + "0"
+	u, err := urn.Parse(probe)
+	if err != nil {
+		off := -1
+		if ue, ok := err.(*urn.Error); ok {
+			off = ue.Offset
+			if !hasColon && off > 4+len(nid) {
+				off = len(p)
+			}
+			if off > len(p) {
+				off = len(p)
+			}
+		}
+		return "", invalid("prefix", off, "not the start of a URN: %s", reasonOf(err))
+	}
+	if _, ok := u.RComponent(); ok || strings.ContainsAny(rest, "?#") {
+		i := strings.IndexAny(p, "?#")
+		return "", invalid("prefix", i, "a prefix is part of a name: no ?+, ?= or # components")
+	}
+	c := u.CanonicalString()
+	return c[:len(c)-1], nil
+}
+
+// HasPrefix reports whether the name whose canonical form is canonicalName
+// lies under the canonical prefix p.
+func HasPrefix(canonicalName, p string) bool {
+	return strings.HasPrefix(canonicalName, p)
+}
+
+// PrefixesOverlap reports whether some name could lie under both canonical
+// prefixes: exactly when one is a prefix of the other.
+func PrefixesOverlap(a, b string) bool {
+	return strings.HasPrefix(a, b) || strings.HasPrefix(b, a)
+}
+
+// LongestRule returns the rule with the longest prefix that the name whose
+// canonical form is canonicalName lies under (RFC 2276's delegation: the
+// most specific rule wins).
+func LongestRule(rules []Rule, canonicalName string) (Rule, bool) {
+	best, found := Rule{}, false
+	for _, r := range rules {
+		if HasPrefix(canonicalName, r.Prefix) && (!found || len(r.Prefix) > len(best.Prefix)) {
+			best, found = r, true
+		}
+	}
+	return best, found
+}
+
+func reasonOf(err error) string {
+	if ue, ok := err.(*urn.Error); ok {
+		return ue.Reason
+	}
+	return err.Error()
+}

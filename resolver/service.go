@@ -1,0 +1,344 @@
+package resolver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/urikit/urikit/urn"
+)
+
+// Options configure a Service. The zero value is usable.
+type Options struct {
+	// AdminToken, when set, is the admin token (URIKIT_ADMIN_TOKEN).
+	// Otherwise the admin token is the one EnsureAdminToken generated and
+	// whose hash the store keeps.
+	AdminToken string
+	// Clock returns the time; time.Now when nil. Tests set it.
+	Clock func() time.Time
+	// CacheSize bounds the cache of hot lookups, in entries: 0 means
+	// DefaultCacheSize, a negative number turns the cache off.
+	CacheSize int
+	// Limits on what one record holds; 0 means the default.
+	MaxAliases, MaxLocations, MaxMetadataBytes int
+}
+
+// Defaults for Options.
+const (
+	DefaultCacheSize        = 1 << 16
+	DefaultMaxAliases       = 64
+	DefaultMaxLocations     = 64
+	DefaultMaxMetadataBytes = 16 << 10
+	maxLabelBytes           = 1024
+)
+
+// settingAdminHash names the setting that holds the SHA-256 of a generated
+// admin token, in hex.
+const settingAdminHash = "admin-token-sha256"
+
+// Service is the resolver's policy: what a name resolves to, who may change
+// what, and the rules a change must follow. It is safe for concurrent use.
+type Service struct {
+	store Store
+	opts  Options
+	cache *lookupCache
+
+	adminMu   sync.Mutex
+	adminHash []byte // cached SHA-256 of the generated admin token
+}
+
+// New returns a Service over store.
+func New(store Store, opts Options) *Service {
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	if opts.CacheSize == 0 {
+		opts.CacheSize = DefaultCacheSize
+	}
+	if opts.MaxAliases <= 0 {
+		opts.MaxAliases = DefaultMaxAliases
+	}
+	if opts.MaxLocations <= 0 {
+		opts.MaxLocations = DefaultMaxLocations
+	}
+	if opts.MaxMetadataBytes <= 0 {
+		opts.MaxMetadataBytes = DefaultMaxMetadataBytes
+	}
+	return &Service{store: store, opts: opts, cache: newLookupCache(opts.CacheSize)}
+}
+
+// Store returns the store the service uses.
+func (s *Service) Store() Store { return s.store }
+
+func (s *Service) now() time.Time {
+	return s.opts.Clock().UTC().Truncate(time.Microsecond)
+}
+
+// Invalidate drops cached lookups of the given keys; a store that learns of
+// other processes' writes (PostgreSQL's LISTEN/NOTIFY) calls it. With no
+// keys it drops every cached lookup.
+func (s *Service) Invalidate(keys ...string) {
+	if s.cache == nil {
+		return
+	}
+	if len(keys) == 0 {
+		s.cache.invalidateAll()
+		return
+	}
+	s.cache.invalidate(keys...)
+}
+
+// ---- Who is asking ----
+
+// Principal is who a request acts as.
+type Principal struct {
+	Admin       bool
+	AuthorityID int64 // for a maintainer
+	TokenID     int64 // for a maintainer
+	// Operator is the person running urikit on the data directory itself
+	// (urikit import --data DIR): it writes names on behalf of the
+	// authority that owns each one. No token gives this principal.
+	Operator bool
+}
+
+// Operator is the principal of the CLI working directly on a data directory.
+var Operator = Principal{Operator: true}
+
+// Actor names the principal in the history.
+func (p Principal) Actor() string {
+	switch {
+	case p.Admin:
+		return "admin"
+	case p.Operator:
+		return "operator"
+	case p.TokenID != 0:
+		return "token:" + strconv.FormatInt(p.TokenID, 10)
+	}
+	return "system"
+}
+
+// System is the principal of the service's own changes (key migration).
+var System = Principal{}
+
+// EnsureAdminToken makes sure there is an admin token. When Options has
+// none and the store holds none, it generates one, stores its hash and
+// returns it: the caller shows it once, since it cannot be read back.
+func (s *Service) EnsureAdminToken(ctx context.Context) (generated string, err error) {
+	if s.opts.AdminToken != "" {
+		return "", nil
+	}
+	if _, err := s.store.Setting(ctx, settingAdminHash); err == nil {
+		return "", nil
+	} else if !errors.Is(err, ErrNotFound) {
+		return "", storeError(err)
+	}
+	tok := NewToken()
+	err = s.store.Update(ctx, func(tx Tx) error {
+		// Two instances starting at once: the first one's token stands.
+		if _, err := tx.Setting(ctx, settingAdminHash); err == nil {
+			tok = ""
+			return nil
+		}
+		return tx.SetSetting(ctx, settingAdminHash, fmt.Sprintf("%x", HashToken(tok)))
+	})
+	if err != nil {
+		return "", storeError(err)
+	}
+	return tok, nil
+}
+
+// Authenticate returns the principal a bearer token stands for.
+func (s *Service) Authenticate(ctx context.Context, token string) (Principal, error) {
+	if token == "" {
+		return Principal{}, errorf(KindUnauthorized, "this needs a token: send Authorization: Bearer TOKEN")
+	}
+	if s.opts.AdminToken != "" && sameSecret(token, s.opts.AdminToken) {
+		return Principal{Admin: true}, nil
+	}
+	h := HashToken(token)
+	if admin, err := s.adminTokenHash(ctx); err != nil {
+		return Principal{}, err
+	} else if admin != nil && sameSecret(string(h), string(admin)) {
+		return Principal{Admin: true}, nil
+	}
+	t, err := s.store.TokenByHash(ctx, h)
+	if errors.Is(err, ErrNotFound) {
+		return Principal{}, errorf(KindUnauthorized, "unknown token")
+	}
+	if err != nil {
+		return Principal{}, storeError(err)
+	}
+	if !t.Active() {
+		return Principal{}, errorf(KindUnauthorized, "this token was revoked")
+	}
+	return Principal{AuthorityID: t.AuthorityID, TokenID: t.ID}, nil
+}
+
+func (s *Service) adminTokenHash(ctx context.Context) ([]byte, error) {
+	if s.opts.AdminToken != "" {
+		return nil, nil
+	}
+	s.adminMu.Lock()
+	defer s.adminMu.Unlock()
+	if s.adminHash != nil {
+		return s.adminHash, nil
+	}
+	v, err := s.store.Setting(ctx, settingAdminHash)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, storeError(err)
+	}
+	var h []byte
+	if _, err := fmt.Sscanf(v, "%x", &h); err != nil {
+		return nil, &Error{Kind: KindInternal, Message: "the stored admin token hash is not hex", Offset: -1, Err: err}
+	}
+	s.adminHash = h
+	return h, nil
+}
+
+// ---- Reading ----
+
+// ParseName parses a name given to the service: a URN (RFC 8141). field
+// names the input in errors.
+func ParseName(field, name string) (urn.URN, error) {
+	u, err := urn.Parse(name)
+	if err != nil {
+		off := 0
+		var ue *urn.Error
+		if errors.As(err, &ue) {
+			off = ue.Offset
+		}
+		return urn.URN{}, invalid(field, off, "not a URN: %s", reasonOf(err))
+	}
+	return u, nil
+}
+
+// Lookup returns the record that name resolves to: the record whose name or
+// current alias is equivalent to name (urn.URN.Key), active or withdrawn.
+// A name with no record, or a retired alias, is KindNotFound.
+func (s *Service) Lookup(ctx context.Context, name urn.URN) (Record, error) {
+	key := name.Key()
+	rec, role, found, err := s.lookupKey(ctx, key)
+	if err != nil {
+		return Record{}, err
+	}
+	if !found || role == RoleRetired {
+		return Record{}, &Error{Kind: KindNotFound, Message: "no record for " + name.AssignedName(), Offset: -1}
+	}
+	return rec, nil
+}
+
+func (s *Service) lookupKey(ctx context.Context, key string) (Record, Role, bool, error) {
+	var st cacheStamp
+	if s.cache != nil {
+		if c, ok := s.cache.get(key); ok {
+			return c.rec, c.role, c.found, nil
+		}
+		st = s.cache.stamp(key)
+	}
+	rec, role, err := s.store.RecordByKey(ctx, key)
+	found := err == nil
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return Record{}, "", false, storeError(err)
+	}
+	if s.cache != nil {
+		s.cache.put(key, cached{rec: rec, role: role, found: found}, st)
+	}
+	return rec, role, found, nil
+}
+
+// LookupAsOf returns the record that name resolved to at time t, and the
+// history entry that record comes from: the last change to it at or before
+// t. A name that had no record then (or was not yet an alias of it) is
+// KindNotFound.
+func (s *Service) LookupAsOf(ctx context.Context, name urn.URN, t time.Time) (Record, Entry, error) {
+	key := name.Key()
+	now, _, found, err := s.lookupKey(ctx, key)
+	if err != nil {
+		return Record{}, Entry{}, err
+	}
+	notFound := &Error{Kind: KindNotFound, Message: "no record for " + name.AssignedName() + " as of " + t.UTC().Format(time.RFC3339), Offset: -1}
+	if !found {
+		return Record{}, Entry{}, notFound
+	}
+	hist, err := s.store.History(ctx, now.ID)
+	if err != nil {
+		return Record{}, Entry{}, storeError(err)
+	}
+	var at *Entry
+	for i := range hist {
+		if hist[i].Time.After(t) {
+			break
+		}
+		switch hist[i].Action {
+		case ActionNameCreate, ActionNameUpdate, ActionNameWithdraw:
+			at = &hist[i]
+		}
+	}
+	if at == nil {
+		return Record{}, Entry{}, notFound
+	}
+	var rec Record
+	if err := json.Unmarshal(at.Data, &rec); err != nil {
+		return Record{}, Entry{}, &Error{Kind: KindInternal, Message: "history entry holds no record", Offset: -1, Err: err}
+	}
+	rec.ID, rec.Key = now.ID, now.Key
+	if key != now.Key && !holdsKey(rec.Aliases, key) {
+		return Record{}, Entry{}, notFound // not yet (or no longer) an alias then
+	}
+	return rec, *at, nil
+}
+
+func holdsKey(names []string, key string) bool {
+	for _, a := range names {
+		if u, err := urn.Parse(a); err == nil && u.Key() == key {
+			return true
+		}
+	}
+	return false
+}
+
+// ByLocation returns the records that list rawURL as a location, compared
+// after scheme-based normalization (L2N, L2L).
+func (s *Service) ByLocation(ctx context.Context, rawURL string) ([]Record, error) {
+	_, key, err := locationKey("url", rawURL)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := s.store.RecordsByLocation(ctx, key)
+	return recs, storeError(err)
+}
+
+// History returns a record's history, oldest first.
+func (s *Service) History(ctx context.Context, name urn.URN) (Record, []Entry, error) {
+	rec, err := s.Lookup(ctx, name)
+	if err != nil {
+		return Record{}, nil, err
+	}
+	h, err := s.store.History(ctx, rec.ID)
+	return rec, h, storeError(err)
+}
+
+// Rule returns the delegation rule that name takes, if any: the rule with
+// the longest prefix the name lies under, compared in canonical lexical
+// form.
+func (s *Service) Rule(ctx context.Context, name urn.URN) (Rule, bool, error) {
+	rules, err := s.store.Rules(ctx)
+	if err != nil {
+		return Rule{}, false, storeError(err)
+	}
+	r, ok := LongestRule(rules, name.CanonicalString())
+	return r, ok, nil
+}
+
+// Rules returns every delegation rule.
+func (s *Service) Rules(ctx context.Context) ([]Rule, error) {
+	r, err := s.store.Rules(ctx)
+	return r, storeError(err)
+}

@@ -1,0 +1,130 @@
+package resolver
+
+import (
+	"context"
+	"errors"
+)
+
+// Errors a Store returns. Stores wrap them (errors.Is finds them) and
+// the Service turns them into *Error for its callers.
+var (
+	// ErrNotFound: no such record, key, authority, token, rule or setting.
+	ErrNotFound = errors.New("not found")
+	// ErrKeyTaken: a key, prefix-unique value or record name that must be
+	// unique is already stored. Stores report the database's own unique
+	// violation as this, so that a race between processes ends the same way
+	// as a check in one process.
+	ErrKeyTaken = errors.New("already taken")
+	// ErrUnavailable: the database cannot be reached or does not answer in
+	// time. The HTTP layer answers 503.
+	ErrUnavailable = errors.New("store unavailable")
+)
+
+// Store is where the directory's data lives. It keeps data and enforces
+// uniqueness; it makes no policy decision (that is Service's work). Every
+// method is safe for concurrent use, by any number of processes sharing the
+// same database.
+type Store interface {
+	Reader
+
+	// Update runs fn in one read-write transaction and commits when fn
+	// returns nil. Writes are serialized with respect to the history: a
+	// store holds the lock that makes Tx.Append's Seq gap-free for the whole
+	// transaction. fn may be called again when the store retries a
+	// transaction that lost a race (serialization failure), so it must have
+	// no effect outside tx. When Update returns nil the change is durable.
+	Update(ctx context.Context, fn func(Tx) error) error
+
+	// Close releases the store's resources.
+	Close() error
+}
+
+// Reader is the read side, shared by Store (outside a transaction, reading
+// the latest committed state) and Tx (reading the transaction's own writes).
+type Reader interface {
+	// RecordByKey returns the record that holds key (as its name, an
+	// alias or a retired alias) and the role key has in it.
+	RecordByKey(ctx context.Context, key string) (Record, Role, error)
+	// Record returns the record with the given ID.
+	Record(ctx context.Context, id int64) (Record, error)
+	// Keys returns every key reserved to a record, name first.
+	Keys(ctx context.Context, recordID int64) ([]Key, error)
+	// RecordsByLocation returns the records that list a location whose Key
+	// is locKey, in ID order.
+	RecordsByLocation(ctx context.Context, locKey string) ([]Record, error)
+	// Records returns up to limit records with ID > after, in ID order.
+	Records(ctx context.Context, after int64, limit int) ([]Record, error)
+	// StaleKeys returns up to limit keys whose Version is below version,
+	// in key order after the key after.
+	StaleKeys(ctx context.Context, version int, after string, limit int) ([]Key, error)
+	// DuplicateLocations returns up to limit location keys listed by more
+	// than one record, in key order after the key after.
+	DuplicateLocations(ctx context.Context, after string, limit int) ([]Duplicate, error)
+
+	// Authority returns the authority with the given ID.
+	Authority(ctx context.Context, id int64) (Authority, error)
+	// Authorities returns every authority, in ID order.
+	Authorities(ctx context.Context) ([]Authority, error)
+	// TokenByHash returns the token whose Hash is hash, revoked or not.
+	TokenByHash(ctx context.Context, hash []byte) (Token, error)
+	// Tokens returns an authority's tokens, revoked ones too, in ID order.
+	Tokens(ctx context.Context, authorityID int64) ([]Token, error)
+
+	// Rules returns every delegation rule, in ID order.
+	Rules(ctx context.Context) ([]Rule, error)
+
+	// History returns the entries about one record, in Seq order.
+	History(ctx context.Context, recordID int64) ([]Entry, error)
+	// Log returns up to limit entries with Seq > after, in Seq order.
+	Log(ctx context.Context, after int64, limit int) ([]Entry, error)
+	// Head returns the last entry of the history (the zero Entry when the
+	// history is empty). Its Seq is the directory's version: it grows with
+	// every committed change.
+	Head(ctx context.Context) (Entry, error)
+
+	// Setting returns a named value the service keeps (ErrNotFound when
+	// unset).
+	Setting(ctx context.Context, name string) (string, error)
+}
+
+// Tx is one read-write transaction. Its reads see its own writes.
+type Tx interface {
+	Reader
+
+	// InsertRecord stores a new record and sets rec.ID. It does not store
+	// keys: call PutKey for the name and each alias.
+	InsertRecord(ctx context.Context, rec *Record) error
+	// UpdateRecord replaces the stored record with the same ID, including
+	// its location index.
+	UpdateRecord(ctx context.Context, rec Record) error
+	// PutKey stores k. When k.Key is already stored for the same record it
+	// updates its Role, Spelling and Version; when it is stored for another
+	// record it returns ErrKeyTaken and changes nothing. The unique index on
+	// Key is what makes "exactly one record" true between processes.
+	PutKey(ctx context.Context, k Key) error
+	// DeleteKey removes a key, used only when migration re-keys a name.
+	DeleteKey(ctx context.Context, key string) error
+
+	// InsertAuthority stores a new authority and sets a.ID.
+	InsertAuthority(ctx context.Context, a *Authority) error
+	// UpdateAuthority replaces the stored authority with the same ID.
+	UpdateAuthority(ctx context.Context, a Authority) error
+	// InsertToken stores a new token and sets t.ID.
+	InsertToken(ctx context.Context, t *Token) error
+	// UpdateToken replaces the stored token with the same ID (revocation).
+	UpdateToken(ctx context.Context, t Token) error
+
+	// InsertRule stores a new rule and sets r.ID; ErrKeyTaken when a rule
+	// with the same prefix exists.
+	InsertRule(ctx context.Context, r *Rule) error
+	// DeleteRule removes a rule.
+	DeleteRule(ctx context.Context, id int64) error
+
+	// SetSetting stores a named value.
+	SetSetting(ctx context.Context, name, value string) error
+
+	// Append adds e to the history: the store seals it (Seal) against the
+	// last entry, stores it with Data kept byte for byte, and sets e's Seq,
+	// Prev and Hash.
+	Append(ctx context.Context, e *Entry) error
+}

@@ -1,0 +1,498 @@
+package resolver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"slices"
+	"time"
+	"unicode/utf8"
+
+	"github.com/urikit/urikit/scheme"
+	"github.com/urikit/urikit/uri"
+	"github.com/urikit/urikit/urn"
+)
+
+// RecordInput is what a maintainer sends to create or replace a record
+// (the body of PUT /api/v1/names/{urn}).
+type RecordInput struct {
+	Aliases   []string        `json:"aliases"`
+	Locations []Location      `json:"locations"`
+	Metadata  json.RawMessage `json:"metadata"`
+	Redirect  int             `json:"redirect"` // 0 means DefaultRedirect
+}
+
+// maxAttempts bounds the retries of a write that lost a race on a key to
+// another process: the second attempt sees the winner's record.
+const maxAttempts = 3
+
+// Put creates the record of name, or replaces the record of the live name
+// equivalent to it, and reports whether it created one. The spelling first
+// registered stays the record's name.
+//
+// Rules: p must maintain the authority owning name and every alias; a name
+// equivalent to a withdrawn record's, or a name or alias equivalent to
+// another record's name or (current or retired) alias, is KindConflict
+// naming that record. A Put that changes nothing writes nothing.
+func (s *Service) Put(ctx context.Context, p Principal, name string, in RecordInput) (Record, bool, error) {
+	u, err := parseAssignedName("urn", name)
+	if err != nil {
+		return Record{}, false, err
+	}
+	if p.Admin {
+		return Record{}, false, errorf(KindForbidden, "the admin token manages authorities; names are written with a naming authority's token")
+	}
+	draft, aliasKeys, err := s.checkInput(u, in)
+	if err != nil {
+		return Record{}, false, err
+	}
+	var out Record
+	var created bool
+	for attempt := 1; ; attempt++ {
+		err = s.store.Update(ctx, func(tx Tx) error {
+			var err error
+			out, created, err = s.put(ctx, tx, p, u, draft, aliasKeys)
+			return err
+		})
+		if errors.Is(err, ErrKeyTaken) && attempt < maxAttempts {
+			continue // another process registered an equivalent name first
+		}
+		break
+	}
+	if err != nil {
+		return Record{}, false, storeError(err)
+	}
+	s.Invalidate(recordKeys(out, u.Key(), aliasKeys)...)
+	return out, created, nil
+}
+
+func recordKeys(r Record, extra string, more []string) []string {
+	keys := append([]string{r.Key, extra}, more...)
+	for _, a := range r.Aliases {
+		if u, err := urn.Parse(a); err == nil {
+			keys = append(keys, u.Key())
+		}
+	}
+	return keys
+}
+
+// NamedInput is one record of a batch for PutMany.
+type NamedInput struct {
+	URN string `json:"urn"`
+	RecordInput
+}
+
+// PutResult is what PutMany did with one record: Err is nil when the record
+// was written (or was already as given).
+type PutResult struct {
+	Record  Record
+	Created bool
+	Err     error
+}
+
+// PutMany puts a batch of records in one transaction, which is what makes
+// an import fast. A record that breaks a rule gets its error in its result
+// and is skipped whole; the others are written. Either every accepted
+// record of the batch is durable when PutMany returns nil, or none is.
+func (s *Service) PutMany(ctx context.Context, p Principal, batch []NamedInput) ([]PutResult, error) {
+	type checked struct {
+		u         urn.URN
+		draft     Record
+		aliasKeys []string
+	}
+	res := make([]PutResult, len(batch))
+	ok := make([]checked, len(batch))
+	for i, in := range batch {
+		u, err := parseAssignedName("urn", in.URN)
+		if err == nil && p.Admin {
+			err = errorf(KindForbidden, "the admin token manages authorities; names are written with a naming authority's token")
+		}
+		if err == nil {
+			ok[i].draft, ok[i].aliasKeys, err = s.checkInput(u, in.RecordInput)
+		}
+		ok[i].u, res[i].Err = u, err
+	}
+	var out []PutResult
+	var err error
+	for attempt := 1; ; attempt++ {
+		err = s.store.Update(ctx, func(tx Tx) error {
+			out = slices.Clone(res)
+			for i := range batch {
+				if out[i].Err != nil {
+					continue
+				}
+				rec, created, err := s.put(ctx, tx, p, ok[i].u, ok[i].draft, ok[i].aliasKeys)
+				var e *Error
+				if errors.As(err, &e) {
+					out[i].Err = err // broke a rule before writing anything: skip it
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				out[i].Record, out[i].Created = rec, created
+			}
+			return nil
+		})
+		if errors.Is(err, ErrKeyTaken) && attempt < maxAttempts {
+			continue
+		}
+		break
+	}
+	if err != nil {
+		return nil, storeError(err)
+	}
+	var keys []string
+	for i, r := range out {
+		if r.Err == nil {
+			keys = append(keys, recordKeys(r.Record, ok[i].u.Key(), ok[i].aliasKeys)...)
+		}
+	}
+	if len(keys) > 0 {
+		s.Invalidate(keys...)
+	}
+	return out, nil
+}
+
+// checkInput validates everything about a Put that needs no stored data,
+// and returns the record it describes and its aliases' keys.
+func (s *Service) checkInput(u urn.URN, in RecordInput) (Record, []string, error) {
+	if err := u.Validate(); err != nil {
+		return Record{}, nil, invalid("urn", -1, "%v", err)
+	}
+	rec := Record{URN: u.String(), Key: u.Key(), Status: Active, Redirect: in.Redirect}
+	switch rec.Redirect {
+	case 0:
+		rec.Redirect = DefaultRedirect
+	case 301, 302, 303, 307:
+	default:
+		return Record{}, nil, invalid("redirect", -1, "must be 301, 302, 303 or 307, not %d", in.Redirect)
+	}
+
+	if len(in.Aliases) > s.opts.MaxAliases {
+		return Record{}, nil, invalid("aliases", -1, "at most %d aliases", s.opts.MaxAliases)
+	}
+	keys := []string{rec.Key}
+	var aliasKeys []string
+	for i, a := range in.Aliases {
+		field := fmt.Sprintf("aliases[%d]", i)
+		au, err := parseAssignedName(field, a)
+		if err != nil {
+			return Record{}, nil, err
+		}
+		if err := au.Validate(); err != nil {
+			return Record{}, nil, invalid(field, -1, "%v", err)
+		}
+		k := au.Key()
+		if slices.Contains(keys, k) {
+			return Record{}, nil, invalid(field, -1, "%s is equivalent to the name or to another alias of this record", a)
+		}
+		keys = append(keys, k)
+		aliasKeys = append(aliasKeys, k)
+		rec.Aliases = append(rec.Aliases, a)
+	}
+
+	if len(in.Locations) == 0 {
+		return Record{}, nil, invalid("locations", -1, "a record needs at least one location")
+	}
+	if len(in.Locations) > s.opts.MaxLocations {
+		return Record{}, nil, invalid("locations", -1, "at most %d locations", s.opts.MaxLocations)
+	}
+	for i, l := range in.Locations {
+		field := fmt.Sprintf("locations[%d]", i)
+		loc, key, err := locationKey(field+".url", l.URL)
+		if err != nil {
+			return Record{}, nil, err
+		}
+		l.URL, l.Key = loc, key
+		if l.Type != "" {
+			if _, _, err := mime.ParseMediaType(l.Type); err != nil {
+				return Record{}, nil, invalid(field+".type", -1, "not a media type: %v", err)
+			}
+		}
+		if len(l.Label) > maxLabelBytes || !utf8.ValidString(l.Label) {
+			return Record{}, nil, invalid(field+".label", -1, "a label is UTF-8 text of at most %d bytes", maxLabelBytes)
+		}
+		rec.Locations = append(rec.Locations, l)
+	}
+
+	meta, err := checkMetadata(in.Metadata, s.opts.MaxMetadataBytes)
+	if err != nil {
+		return Record{}, nil, err
+	}
+	rec.Metadata = meta
+	return rec, aliasKeys, nil
+}
+
+// checkMetadata accepts a JSON object (or nothing) and returns it compacted.
+func checkMetadata(m json.RawMessage, limit int) (json.RawMessage, error) {
+	m = bytes.TrimSpace(m)
+	if len(m) == 0 || string(m) == "null" {
+		return json.RawMessage("{}"), nil
+	}
+	if m[0] != '{' {
+		return nil, invalid("metadata", -1, "must be a JSON object")
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, m); err != nil {
+		return nil, invalid("metadata", -1, "not valid JSON: %v", err)
+	}
+	if b.Len() > limit {
+		return nil, invalid("metadata", -1, "at most %d bytes of JSON", limit)
+	}
+	return b.Bytes(), nil
+}
+
+// locationKey checks that raw is an absolute URI (RFC 3986 §4.3, a fragment
+// allowed) and returns it with its key: the URI after scheme-based
+// normalization (§6.2.3), which is what L2N compares.
+func locationKey(field, raw string) (string, string, error) {
+	u, err := uri.Parse(raw)
+	if err != nil {
+		off := 0
+		var ue *uri.Error
+		if errors.As(err, &ue) {
+			off = ue.Offset
+		}
+		reason := err.Error()
+		if ue != nil {
+			reason = ue.Reason
+		}
+		return "", "", invalid(field, off, "not an absolute URI: %s", reason)
+	}
+	return raw, scheme.Normalize(u).String(), nil
+}
+
+// parseAssignedName parses a name to register: a URN's assigned name, with
+// no r-, q- or f-component (those belong to requests, not to names).
+func parseAssignedName(field, name string) (urn.URN, error) {
+	u, err := ParseName(field, name)
+	if err != nil {
+		return u, err
+	}
+	if len(u.AssignedName()) != len(name) {
+		return urn.URN{}, invalid(field, len(u.AssignedName()), "a registered name has no ?+, ?= or # component")
+	}
+	return u, nil
+}
+
+// ownerOf returns the authority whose prefix the name lies under.
+func ownerOf(auths []Authority, canonical string) (Authority, bool) {
+	best, bestLen := Authority{}, -1
+	for _, a := range auths {
+		for _, p := range a.Prefixes {
+			if HasPrefix(canonical, p) && len(p) > bestLen {
+				best, bestLen = a, len(p)
+			}
+		}
+	}
+	return best, bestLen >= 0
+}
+
+// mayWrite checks that p maintains the authority owning every one of names
+// (all under one authority), and returns p acting for that authority: the
+// operator acts for whichever authority owns the names.
+func mayWrite(auths []Authority, p Principal, names ...urn.URN) (Principal, error) {
+	for i, n := range names {
+		a, ok := ownerOf(auths, n.CanonicalString())
+		if !ok {
+			return p, errorf(KindForbidden, "no naming authority owns %s", n.AssignedName())
+		}
+		if p.Operator && i == 0 {
+			p.AuthorityID = a.ID
+		}
+		if a.ID != p.AuthorityID {
+			return p, errorf(KindForbidden, "%s belongs to another naming authority", n.AssignedName())
+		}
+	}
+	return p, nil
+}
+
+func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft Record, aliasKeys []string) (Record, bool, error) {
+	auths, err := tx.Authorities(ctx)
+	if err != nil {
+		return Record{}, false, err
+	}
+	names := []urn.URN{u}
+	for _, a := range draft.Aliases {
+		names = append(names, urn.MustParse(a))
+	}
+	p, err = mayWrite(auths, p, names...)
+	if err != nil {
+		return Record{}, false, err
+	}
+
+	old, role, err := tx.RecordByKey(ctx, draft.Key)
+	exists := err == nil
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return Record{}, false, err
+	}
+	if exists {
+		switch {
+		case role != RoleName:
+			return Record{}, false, conflict(old, "%s is an alias of %s", u.AssignedName(), old.URN)
+		case old.Status == Withdrawn:
+			return Record{}, false, conflict(old, "%s was withdrawn; a name is never reused", old.URN)
+		case old.AuthorityID != p.AuthorityID:
+			return Record{}, false, errorf(KindForbidden, "%s belongs to another naming authority", old.URN)
+		}
+	}
+	for i, k := range aliasKeys {
+		other, _, err := tx.RecordByKey(ctx, k)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return Record{}, false, err
+		}
+		if !exists || other.ID != old.ID {
+			return Record{}, false, conflict(other, "alias %s is already reserved to %s", draft.Aliases[i], other.URN)
+		}
+	}
+
+	now := s.now()
+	rec := draft
+	rec.AuthorityID = p.AuthorityID
+	action := ActionNameCreate
+	if exists {
+		if sameContent(old, draft) {
+			return old, false, nil // idempotent: nothing to write
+		}
+		rec.ID, rec.URN, rec.Key, rec.Created = old.ID, old.URN, old.Key, old.Created
+		rec.Updated = now
+		action = ActionNameUpdate
+		if err := tx.UpdateRecord(ctx, rec); err != nil {
+			return Record{}, false, err
+		}
+	} else {
+		rec.Created, rec.Updated = now, now
+		if err := tx.InsertRecord(ctx, &rec); err != nil {
+			return Record{}, false, err
+		}
+		if err := tx.PutKey(ctx, Key{Key: rec.Key, Spelling: rec.URN, RecordID: rec.ID, Role: RoleName, Version: urn.KeyVersion}); err != nil {
+			return Record{}, false, err
+		}
+	}
+	for i, k := range aliasKeys {
+		if err := tx.PutKey(ctx, Key{Key: k, Spelling: rec.Aliases[i], RecordID: rec.ID, Role: RoleAlias, Version: urn.KeyVersion}); err != nil {
+			return Record{}, false, err
+		}
+	}
+	if exists {
+		// Aliases the record no longer lists stay reserved to it.
+		keys, err := tx.Keys(ctx, rec.ID)
+		if err != nil {
+			return Record{}, false, err
+		}
+		for _, k := range keys {
+			if k.Role == RoleAlias && !slices.Contains(aliasKeys, k.Key) {
+				k.Role = RoleRetired
+				if err := tx.PutKey(ctx, k); err != nil {
+					return Record{}, false, err
+				}
+			}
+		}
+	}
+	if err := appendRecord(ctx, tx, p, action, rec, now); err != nil {
+		return Record{}, false, err
+	}
+	return rec, !exists, nil
+}
+
+// sameContent reports whether a stored record already says what draft says.
+func sameContent(old, draft Record) bool {
+	if old.Redirect != draft.Redirect || !bytes.Equal(old.Metadata, draft.Metadata) ||
+		!slices.Equal(old.Aliases, draft.Aliases) || len(old.Locations) != len(draft.Locations) {
+		return false
+	}
+	for i := range old.Locations {
+		a, b := old.Locations[i], draft.Locations[i]
+		if a.URL != b.URL || a.Type != b.Type || a.Label != b.Label {
+			return false
+		}
+	}
+	return true
+}
+
+func conflict(with Record, format string, args ...any) *Error {
+	e := errorf(KindConflict, format, args...)
+	e.Record = with.URN
+	return e
+}
+
+func appendRecord(ctx context.Context, tx Tx, p Principal, action Action, rec Record, at time.Time) error {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	return tx.Append(ctx, &Entry{Time: at, Action: action, Subject: rec.URN, RecordID: rec.ID,
+		AuthorityID: rec.AuthorityID, Actor: p.Actor(), Data: data})
+}
+
+// Withdraw withdraws the record of name for ever: it answers 410 Gone from
+// now on, pointing at successor when one is given, and its name and aliases
+// are never given to another record. Withdrawing a withdrawn record again
+// with the same reason and successor changes nothing.
+func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, successor string) (Record, error) {
+	u, err := parseAssignedName("urn", name)
+	if err != nil {
+		return Record{}, err
+	}
+	if successor != "" {
+		if _, _, err := locationKey("successor", successor); err != nil {
+			return Record{}, err
+		}
+	}
+	if len(reason) > maxLabelBytes || !utf8.ValidString(reason) {
+		return Record{}, invalid("reason", -1, "a reason is UTF-8 text of at most %d bytes", maxLabelBytes)
+	}
+	if p.Admin {
+		return Record{}, errorf(KindForbidden, "the admin token manages authorities; names are withdrawn with a naming authority's token")
+	}
+	var out Record
+	err = s.store.Update(ctx, func(tx Tx) error {
+		auths, err := tx.Authorities(ctx)
+		if err != nil {
+			return err
+		}
+		p, err := mayWrite(auths, p, u)
+		if err != nil {
+			return err
+		}
+		rec, role, err := tx.RecordByKey(ctx, u.Key())
+		if errors.Is(err, ErrNotFound) {
+			return &Error{Kind: KindNotFound, Message: "no record for " + u.AssignedName(), Offset: -1}
+		}
+		if err != nil {
+			return err
+		}
+		if role != RoleName {
+			return conflict(rec, "%s is an alias of %s: withdraw that name", u.AssignedName(), rec.URN)
+		}
+		if rec.AuthorityID != p.AuthorityID {
+			return errorf(KindForbidden, "%s belongs to another naming authority", rec.URN)
+		}
+		if rec.Status == Withdrawn {
+			if rec.Reason == reason && rec.Successor == successor {
+				out = rec
+				return nil
+			}
+			return conflict(rec, "%s is already withdrawn", rec.URN)
+		}
+		now := s.now()
+		rec.Status, rec.Reason, rec.Successor, rec.Updated = Withdrawn, reason, successor, now
+		if err := tx.UpdateRecord(ctx, rec); err != nil {
+			return err
+		}
+		out = rec
+		return appendRecord(ctx, tx, p, ActionNameWithdraw, rec, now)
+	})
+	if err != nil {
+		return Record{}, storeError(err)
+	}
+	s.Invalidate(recordKeys(out, u.Key(), nil)...)
+	return out, nil
+}
