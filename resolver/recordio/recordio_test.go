@@ -127,7 +127,7 @@ not json
 	if len(items) != 2 || items[0].URN != "urn:example:b" || items[1].URN != "urn:example:d" {
 		t.Fatalf("CSV items: %+v (bad %v)", items, bad)
 	}
-	if len(bad) != 2 || bad[0].Line != 3 || bad[1].Line != 6 || !strings.Contains(bad[0].Error(), "urn:example:a (lines 2-3) skipped") {
+	if len(bad) != 3 || bad[0].Line != 3 || bad[1].Line != 5 || bad[2].Line != 6 || !strings.Contains(bad[0].Error(), "urn:example:a (lines 2-3) skipped") {
 		t.Fatalf("CSV bad: %v", bad)
 	}
 	if _, bad := readAll(t, "urn,location\nurn:x:y,http://a/\n", CSV); len(bad) == 0 || bad[0].Line != 1 {
