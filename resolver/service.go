@@ -92,6 +92,16 @@ func (s *Service) Invalidate(keys ...string) {
 	s.cache.invalidate(keys...)
 }
 
+// CacheStats returns how many lookups the cache of hot lookups answered
+// (hits) and how many went to the store (misses) since the service began;
+// both are zero when the cache is off. For metrics.
+func (s *Service) CacheStats() (hits, misses uint64) {
+	if s.cache == nil {
+		return 0, 0
+	}
+	return s.cache.stats()
+}
+
 // ---- Who is asking ----
 
 // Principal is who a request acts as.
