@@ -325,6 +325,14 @@ func (s *Service) ByLocation(ctx context.Context, rawURL string) ([]Record, erro
 	return recs, storeError(err)
 }
 
+// LocationKey returns what L2N and L2L compare a location by: rawURL after
+// scheme-based normalization (RFC 3986 §6.2.3), the key the store indexes.
+// rawURL must be an absolute URI (KindInvalid otherwise, with the offset).
+func LocationKey(rawURL string) (string, error) {
+	_, key, err := locationKey("url", rawURL)
+	return key, err
+}
+
 // History returns a record's history, oldest first.
 func (s *Service) History(ctx context.Context, name urn.URN) (Record, []Entry, error) {
 	rec, err := s.Lookup(ctx, name)
