@@ -560,4 +560,3 @@ func (h *handler) removeRule(rw *respWriter, r *http.Request) {
 	h.wrote(rw, r)
 	rw.WriteHeader(http.StatusNoContent)
 }
-

@@ -142,10 +142,10 @@ func testRedirect(t *testing.T, ns func(*testing.T) resolver.Store) {
 func testHTTP10(t *testing.T, ns func(*testing.T) resolver.Store) {
 	f := newFixture(t, ns)
 	// RFC 2169 §3.1: HTTP/1.0 clients get 302 instead of 303.
-	r := f.Raw("GET /uri-res/N2L?" + lotr + " HTTP/1.0\r\n\r\n").Want(t, 302)
+	r := f.Raw("GET /uri-res/N2L?"+lotr+" HTTP/1.0\r\n\r\n").Want(t, 302)
 	wantHeader(t, r, "Location", "https://example.org/book")
-	f.Raw("GET /" + lotr + " HTTP/1.0\r\n\r\n").Want(t, 302)
-	r = f.Raw("GET /uri-res/N2L?" + lotr + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").Want(t, 303)
+	f.Raw("GET /"+lotr+" HTTP/1.0\r\n\r\n").Want(t, 302)
+	r = f.Raw("GET /uri-res/N2L?"+lotr+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").Want(t, 303)
 	f.Put(f.books, "urn:example:perm", `{"locations":[{"url":"https://example.org/p"}],"redirect":301}`).Want(t, 201)
 	f.Raw("GET /uri-res/N2L?urn:example:perm HTTP/1.0\r\n\r\n").Want(t, 301)
 	f.Put(f.books, "urn:example:temp", `{"locations":[{"url":"https://example.org/t"}],"redirect":307}`).Want(t, 201)
@@ -412,12 +412,12 @@ func testRawQuery(t *testing.T, ns func(*testing.T) resolver.Store) {
 	f.Put(f.books, "urn:example:a/b", loc("https://example.org/slash")).Want(t, 201)
 	f.Put(f.books, "urn:example:sp%20ace", loc("https://example.org/space")).Want(t, 201)
 	for target, want := range map[string]string{
-		"/uri-res/N2L?urn:example:a%2Fb": "https://example.org/pct",
-		"/uri-res/N2L?urn:example:a%2fb": "https://example.org/pct", // hex case is not significant
-		"/uri-res/N2L?urn:example:a/b":   "https://example.org/slash",
-		"/urn:example:a%2Fb":             "https://example.org/pct",
-		"/urn:example:a%2fb":             "https://example.org/pct",
-		"/urn:example:a/b":               "https://example.org/slash",
+		"/uri-res/N2L?urn:example:a%2Fb":    "https://example.org/pct",
+		"/uri-res/N2L?urn:example:a%2fb":    "https://example.org/pct", // hex case is not significant
+		"/uri-res/N2L?urn:example:a/b":      "https://example.org/slash",
+		"/urn:example:a%2Fb":                "https://example.org/pct",
+		"/urn:example:a%2fb":                "https://example.org/pct",
+		"/urn:example:a/b":                  "https://example.org/slash",
 		"/uri-res/N2L?urn:example:sp%20ace": "https://example.org/space",
 		"/urn:example:sp%20ace":             "https://example.org/space",
 	} {
