@@ -2,8 +2,8 @@ package web
 
 import (
 	"bufio"
-	"html"
 	"fmt"
+	"html"
 	"io"
 	"net"
 	"net/http"
@@ -384,4 +384,3 @@ func TestPathSegment(t *testing.T) {
 		}
 	}
 }
-
