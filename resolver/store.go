@@ -128,3 +128,20 @@ type Tx interface {
 	// Prev and Hash.
 	Append(ctx context.Context, e *Entry) error
 }
+
+// Shared is implemented by a Store that several processes use at once
+// (resolver/postgres). A Service keeps a cache of lookups, which must not
+// answer with a record that another process has changed since: a write
+// acknowledged through one process is read through any other at once.
+// The store passes on every change any process commits (Watch), and says
+// before each use of the cache whether it has passed on every change
+// committed so far (CacheCurrent). New wires both up.
+type Shared interface {
+	// Watch registers invalidate, which the store calls, until it is
+	// closed, with the lookup keys (Key.Key) of every committed change,
+	// and with no keys when everything may have changed.
+	Watch(invalidate func(keys ...string))
+	// CacheCurrent reports whether every change committed before the
+	// call has been passed to the watchers, so that the cache may answer.
+	CacheCurrent(ctx context.Context) (bool, error)
+}
