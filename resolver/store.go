@@ -145,3 +145,20 @@ type Shared interface {
 	// call has been passed to the watchers, so that the cache may answer.
 	CacheCurrent(ctx context.Context) (bool, error)
 }
+
+// BulkTx is implemented by a Tx that writes many new records in a few
+// round trips (resolver/postgres, with COPY). PutMany uses it for the
+// records of a batch that are plainly new — none of their keys stored or
+// used earlier in the batch — and writes the others one by one.
+type BulkTx interface {
+	Tx
+	// TakenKeys returns the keys among keys that are stored, for any
+	// record and in any role.
+	TakenKeys(ctx context.Context, keys []string) (map[string]bool, error)
+	// InsertRecords stores new records, sets their IDs, and stores
+	// keys[i] (whose RecordID it sets) for recs[i]. A key already stored
+	// is ErrKeyTaken, and then nothing of the call stays.
+	InsertRecords(ctx context.Context, recs []*Record, keys [][]Key) error
+	// AppendAll appends entries in order, as Append does each.
+	AppendAll(ctx context.Context, entries []*Entry) error
+}
