@@ -106,7 +106,9 @@ func (s *Store) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
 		} else if len(c.Keys) > 0 {
 			s.tell(c.Keys)
 		}
-		s.advance(c.Version)
+		if !c.More {
+			s.advance(c.Version)
+		}
 	}
 }
 

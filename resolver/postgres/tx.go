@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -76,11 +77,12 @@ func (s *Store) update(ctx context.Context, fn func(resolver.Tx) error) (int64, 
 		t.seq, nonNil(t.hash), t.version); err != nil {
 		return 0, err
 	}
-	payload, err := t.payload(ctx)
+	payloads, err := t.payloads(ctx)
 	if err != nil {
 		return 0, err
 	}
-	if _, err := ptx.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, payload); err != nil {
+	if _, err := ptx.Exec(ctx, `SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS u(p, n) ORDER BY n`,
+		channel, payloads); err != nil {
 		return 0, err
 	}
 	return t.version, ptx.Commit(ctx)
@@ -89,49 +91,69 @@ func (s *Store) update(ctx context.Context, fn func(resolver.Tx) error) (int64, 
 // channel is the NOTIFY channel of committed changes.
 const channel = "urikit_changes"
 
-// maxPayload keeps a notification under PostgreSQL's limit (8000 bytes);
-// a change touching more keys than fit says "everything".
+// maxPayload keeps a notification under PostgreSQL's limit (8000 bytes).
 const maxPayload = 7000
 
-// change is a notification's payload.
+// change is a notification's payload. A transaction that changed more
+// keys than one notification holds sends several, in order, all but the
+// last with More set: a listener counts the version as reached only with
+// the last.
 type change struct {
 	Version int64    `json:"v"`
 	Keys    []string `json:"k,omitempty"`
-	All     bool     `json:"all,omitempty"`
+	More    bool     `json:"more,omitempty"`
+	All     bool     `json:"all,omitempty"` // everything may have changed
 }
 
-// payload lists the lookup keys whose answer the transaction changed: the
-// keys it put or deleted, and every key of the records it updated.
-func (t *tx) payload(ctx context.Context) (string, error) {
-	if len(t.recs) > 0 && !t.all {
+// payloads lists the lookup keys whose answer the transaction changed —
+// the keys it put or deleted, and every key of the records it updated —
+// in notifications of at most maxPayload bytes.
+func (t *tx) payloads(ctx context.Context) ([]string, error) {
+	if len(t.recs) > 0 {
 		ids := make([]int64, 0, len(t.recs))
 		for id := range t.recs {
 			ids = append(ids, id)
 		}
-		rows, err := t.tx.Query(ctx, `SELECT key FROM keys WHERE record_id = ANY($1)`, ids)
+		rows, err := t.tx.Query(ctx, `SELECT key FROM keys WHERE record_id = ANY($1::bigint[])`, ids)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		ks, err := pgx.CollectRows(rows, pgx.RowTo[string])
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		for _, k := range ks {
 			t.keys[k] = true
 		}
 	}
-	c := change{Version: t.version, All: t.all}
+	// Chunks of keys, each under maxPayload once encoded; a key too long
+	// for a notification of its own makes the change "everything".
+	var chunks [][]string
+	var cur []string
 	size := 0
 	for k := range t.keys {
-		size += len(k) + 3
-		if size > maxPayload {
-			c.All, c.Keys = true, nil
-			break
+		b, err := json.Marshal(k)
+		if err != nil {
+			return nil, err
 		}
-		c.Keys = append(c.Keys, k)
+		if len(b) > maxPayload-64 {
+			return []string{fmt.Sprintf(`{"v":%d,"all":true}`, t.version)}, nil
+		}
+		if size+len(b)+1 > maxPayload-64 {
+			chunks, cur, size = append(chunks, cur), nil, 0
+		}
+		cur, size = append(cur, k), size+len(b)+1
 	}
-	b, err := json.Marshal(c)
-	return string(b), err
+	chunks = append(chunks, cur)
+	out := make([]string, len(chunks))
+	for i, ks := range chunks {
+		b, err := json.Marshal(change{Version: t.version, Keys: ks, More: i < len(chunks)-1})
+		if err != nil {
+			return nil, err
+		}
+		out[i] = string(b)
+	}
+	return out, nil
 }
 
 func nonNil(b []byte) []byte {
@@ -151,7 +173,6 @@ type tx struct {
 	wrote   bool
 	keys    map[string]bool // lookup keys changed
 	recs    map[int64]bool  // records changed (their keys are looked up at commit)
-	all     bool            // too much changed to list
 }
 
 func (t *tx) exec(ctx context.Context, sql string, args ...any) (int64, error) {
@@ -247,23 +268,40 @@ func (t *tx) InsertRecord(ctx context.Context, r *resolver.Record) error {
 }
 
 func (t *tx) UpdateRecord(ctx context.Context, r resolver.Record) error {
-	n, err := t.exec(ctx, `UPDATE records SET urn = $2, key = $3, aliases = $4, loc_urls = $5, loc_types = $6,
+	t.wrote = true
+	var oldKeys []string
+	err := t.tx.QueryRow(ctx, `WITH old AS (SELECT loc_keys FROM records WHERE id = $1)
+		UPDATE records SET urn = $2, key = $3, aliases = $4, loc_urls = $5, loc_types = $6,
 		loc_labels = $7, loc_keys = $8, metadata = $9, status = $10, redirect = $11, successor = $12, reason = $13,
-		authority_id = $14, created = $15, updated = $16 WHERE id = $1`, append([]any{r.ID}, recordArgs(&r)...)...)
+		authority_id = $14, created = $15, updated = $16 WHERE id = $1 RETURNING (SELECT loc_keys FROM old)`,
+		append([]any{r.ID}, recordArgs(&r)...)...).Scan(&oldKeys)
 	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return resolver.ErrNotFound
+		return notFound(err)
 	}
 	t.recs[r.ID] = true
 	// The location index follows the record: drop what it no longer
-	// lists, add what is new.
-	lk := locationKeys(&r)
-	if _, err := t.exec(ctx, `DELETE FROM locations WHERE record_id = $1 AND NOT (key = ANY($2::text[]))`, r.ID, lk); err != nil {
-		return err
+	// lists, add what is new (the primary key (key, record_id) finds
+	// both).
+	newKeys := locationKeys(&r)
+	var gone, added []string
+	for _, k := range oldKeys {
+		if !slices.Contains(newKeys, k) && !slices.Contains(gone, k) {
+			gone = append(gone, k)
+		}
 	}
-	_, err = t.exec(ctx, `INSERT INTO locations (key, record_id) SELECT unnest($1::text[]), $2::bigint ON CONFLICT DO NOTHING`, lk, r.ID)
+	for _, k := range newKeys {
+		if !slices.Contains(oldKeys, k) {
+			added = append(added, k)
+		}
+	}
+	if len(gone) > 0 {
+		if _, err := t.tx.Exec(ctx, `DELETE FROM locations WHERE key = ANY($1::text[]) AND record_id = $2`, gone, r.ID); err != nil {
+			return err
+		}
+	}
+	if len(added) > 0 {
+		_, err = t.tx.Exec(ctx, `INSERT INTO locations (key, record_id) SELECT unnest($1::text[]), $2::bigint ON CONFLICT DO NOTHING`, added, r.ID)
+	}
 	return err
 }
 
