@@ -45,6 +45,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/urikit/urikit/resolver"
@@ -81,6 +82,8 @@ type Store struct {
 	applied     atomic.Int64 // every change up to this version has reached the watchers
 	listening   atomic.Bool  // the listener is connected and caught up
 	replicaSeen atomic.Int64 // the replica has replayed at least this version
+
+	stats stats
 
 	watchMu  sync.Mutex
 	watchers []func(keys ...string)
@@ -121,6 +124,10 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if opts.NoMigrate {
 		var v int
 		err := pool.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&v)
+		var pg *pgconn.PgError
+		if errors.As(err, &pg) && pg.Code == "42P01" { // undefined_table: never migrated
+			v, err = 0, nil
+		}
 		if err != nil {
 			return fail(fmt.Errorf("postgres: reading the schema version: %w", mapErr(err)))
 		}
@@ -213,9 +220,11 @@ func (s *Store) read(ctx context.Context, fn func(context.Context, reader) error
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
 	q := s.readPool(ctx)
+	s.stats.count(q == querier(s.pool))
 	err := fn(ctx, reader{q})
 	if err != nil && ctx.Err() == nil && !errors.Is(err, resolver.ErrNotFound) &&
-		(unreachable(err) || q != s.pool && errors.Is(mapErr(err), resolver.ErrUnavailable)) {
+		(unreachable(err) || q != querier(s.pool) && errors.Is(mapErr(err), resolver.ErrUnavailable)) {
+		s.stats.retries.Add(1)
 		err = fn(ctx, reader{s.pool})
 	}
 	return mapErr(err)

@@ -38,6 +38,16 @@ func (s *Store) tell(keys []string) {
 // read would be, or fresher. A context from ReadAfter also needs the
 // notifications to have reached its version.
 func (s *Store) CacheCurrent(ctx context.Context) (bool, error) {
+	cur, err := s.cacheCurrent(ctx)
+	if cur {
+		s.stats.cacheCurrent.Add(1)
+	} else {
+		s.stats.cacheStale.Add(1)
+	}
+	return cur, err
+}
+
+func (s *Store) cacheCurrent(ctx context.Context) (bool, error) {
 	if !s.listening.Load() || s.applied.Load() < minVersion(ctx) {
 		return false, nil
 	}
@@ -46,6 +56,35 @@ func (s *Store) CacheCurrent(ctx context.Context) (bool, error) {
 		return false, mapErr(err)
 	}
 	return s.listening.Load() && s.applied.Load() >= v, nil
+}
+
+// Stats are counts of what the store did since it was opened, for
+// metrics and tests.
+type Stats struct {
+	PrimaryReads, ReplicaReads int64 // reads outside transactions, by where they went
+	Retries                    int64 // reads run again after a broken connection or a failed replica
+	CacheCurrent, CacheStale   int64 // CacheCurrent's answers
+	Listening                  bool  // the change listener is connected
+	Version                    int64 // the version the notifications have reached
+}
+
+type stats struct {
+	primary, replica, retries, cacheCurrent, cacheStale atomic.Int64
+}
+
+func (st *stats) count(primary bool) {
+	if primary {
+		st.primary.Add(1)
+	} else {
+		st.replica.Add(1)
+	}
+}
+
+// Stats returns the store's counts.
+func (s *Store) Stats() Stats {
+	return Stats{PrimaryReads: s.stats.primary.Load(), ReplicaReads: s.stats.replica.Load(), Retries: s.stats.retries.Load(),
+		CacheCurrent: s.stats.cacheCurrent.Load(), CacheStale: s.stats.cacheStale.Load(),
+		Listening: s.listening.Load(), Version: s.applied.Load()}
 }
 
 // listen keeps a connection to the primary that LISTENs for changes, and
