@@ -5,7 +5,9 @@ go 1.26.0
 require (
 	github.com/fredbi/uri v1.1.1 // indirect
 	github.com/leodido/go-urn v1.5.0 // indirect
+	github.com/miekg/dns v1.1.73
 	golang.org/x/net v0.62.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	mvdan.cc/xurls/v2 v2.6.0 // indirect
 )
