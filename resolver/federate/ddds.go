@@ -102,7 +102,7 @@ func (d *Discoverer) discover(ctx context.Context, name urn.URN, s svc, hops int
 		path = append(path, r.String()+" → "+out)
 		switch r.kind {
 		case flagNone:
-			key = strings.ToLower(out)
+			key = strings.ToLower(dns.Fqdn(out))
 			continue
 		case flagU:
 			return referral(out, path), true, nil

@@ -18,6 +18,7 @@ type answer struct {
 	rules    []rule   // for NAPTR: rrs read as DDDS rules, once
 	negative bool     // NXDOMAIN, or the name has no records of the type
 	rcode    int
+	size     int // the response's length in bytes, what the cache counts
 }
 
 type qkey struct {
@@ -63,7 +64,7 @@ type call struct {
 // DNS flag day 2020 value, which avoids fragmentation.
 const ednsSize = 1232
 
-func newDNSClient(addr string, timeout time.Duration, maxLookups, cacheEntries int, failTTL time.Duration, now func() time.Time) *dnsClient {
+func newDNSClient(addr string, timeout time.Duration, maxLookups, cacheEntries, cacheBytes int, failTTL time.Duration, now func() time.Time) *dnsClient {
 	return &dnsClient{
 		addr:     addr,
 		timeout:  timeout,
@@ -74,7 +75,7 @@ func newDNSClient(addr string, timeout time.Duration, maxLookups, cacheEntries i
 		tcp:      dns.Client{Net: "tcp", Timeout: timeout},
 		slots:    make(chan struct{}, maxLookups),
 		inflight: make(map[qkey]*call),
-		cache:    newTTLCache(cacheEntries),
+		cache:    newTTLCache(cacheEntries, cacheBytes),
 	}
 }
 
@@ -196,7 +197,7 @@ func readAnswer(k qkey, r *dns.Msg) (*answer, time.Duration, error) {
 	if !r.Response || len(r.Question) != 1 || !strings.EqualFold(r.Question[0].Name, k.name) || r.Question[0].Qtype != k.qtype {
 		return nil, 0, errors.New("the answer is not for the question asked")
 	}
-	ans := &answer{rcode: r.Rcode}
+	ans := &answer{rcode: r.Rcode, size: r.Len()}
 	switch r.Rcode {
 	case dns.RcodeSuccess:
 	case dns.RcodeNameError:
@@ -266,12 +267,16 @@ type cacheEntry struct {
 	expires time.Time
 }
 
-// ttlCache is a bounded LRU of answers, each dropped when its TTL runs out.
+// ttlCache is an LRU of answers, each dropped when its TTL runs out,
+// bounded in entries and in bytes: an answer can be 64 KiB over TCP, so a
+// count alone would not bound the memory.
 type ttlCache struct {
-	mu  sync.Mutex
-	cap int
-	ll  *list.List // of *cacheItem, most recent first
-	m   map[qkey]*list.Element
+	mu       sync.Mutex
+	cap      int
+	capBytes int
+	bytes    int
+	ll       *list.List // of *cacheItem, most recent first
+	m        map[qkey]*list.Element
 }
 
 type cacheItem struct {
@@ -279,8 +284,25 @@ type cacheItem struct {
 	e cacheEntry
 }
 
-func newTTLCache(capacity int) *ttlCache {
-	return &ttlCache{cap: capacity, ll: list.New(), m: make(map[qkey]*list.Element)}
+func newTTLCache(capacity, capBytes int) *ttlCache {
+	return &ttlCache{cap: capacity, capBytes: capBytes, ll: list.New(), m: make(map[qkey]*list.Element)}
+}
+
+// weight is what an entry counts against the byte bound: the response,
+// and a little for the key and the bookkeeping.
+func (e cacheEntry) weight(k qkey) int {
+	n := len(k.name) + 64
+	if e.ans != nil {
+		n += 2 * e.ans.size // parsed records take about twice the wire form
+	}
+	return n
+}
+
+func (c *ttlCache) remove(el *list.Element) {
+	it := el.Value.(*cacheItem)
+	c.ll.Remove(el)
+	delete(c.m, it.k)
+	c.bytes -= it.e.weight(it.k)
 }
 
 func (c *ttlCache) get(k qkey, now time.Time) (cacheEntry, bool) {
@@ -292,8 +314,7 @@ func (c *ttlCache) get(k qkey, now time.Time) (cacheEntry, bool) {
 	}
 	it := el.Value.(*cacheItem)
 	if !now.Before(it.e.expires) {
-		c.ll.Remove(el)
-		delete(c.m, k)
+		c.remove(el)
 		return cacheEntry{}, false
 	}
 	c.ll.MoveToFront(el)
@@ -306,23 +327,15 @@ func (c *ttlCache) put(k qkey, e cacheEntry, keep bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.m[k]; ok {
-		if !keep {
-			c.ll.Remove(el)
-			delete(c.m, k)
-			return
-		}
-		el.Value.(*cacheItem).e = e
-		c.ll.MoveToFront(el)
-		return
+		c.remove(el)
 	}
-	if !keep || c.cap <= 0 {
+	if !keep || c.cap <= 0 || e.weight(k) > c.capBytes {
 		return
 	}
 	c.m[k] = c.ll.PushFront(&cacheItem{k: k, e: e})
-	for c.ll.Len() > c.cap {
-		last := c.ll.Back()
-		c.ll.Remove(last)
-		delete(c.m, last.Value.(*cacheItem).k)
+	c.bytes += e.weight(k)
+	for c.ll.Len() > c.cap || c.bytes > c.capBytes {
+		c.remove(c.ll.Back())
 	}
 }
 

@@ -28,7 +28,7 @@ type testDNS struct {
 	maxIn    int
 }
 
-func startDNS(t *testing.T, zoneFile string) *testDNS {
+func startDNS(t testing.TB, zoneFile string) *testDNS {
 	t.Helper()
 	text, err := os.ReadFile(zoneFile)
 	if err != nil {
@@ -69,7 +69,7 @@ func startDNS(t *testing.T, zoneFile string) *testDNS {
 }
 
 // load replaces the zone with the records in text.
-func (s *testDNS) load(t *testing.T, text string) {
+func (s *testDNS) load(t testing.TB, text string) {
 	t.Helper()
 	zp := dns.NewZoneParser(strings.NewReader(text), ".", "test.zone")
 	rrs := map[string][]dns.RR{}

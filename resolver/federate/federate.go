@@ -25,9 +25,11 @@ type Options struct {
 	// that finds every slot taken waits for one within its Timeout. 0
 	// means DefaultMaxLookups.
 	MaxLookups int
-	// CacheEntries bounds the answers kept (each for its TTL, at most a
-	// day). 0 means DefaultCacheEntries; negative keeps none.
+	// CacheEntries and CacheBytes bound the answers kept (each for its
+	// TTL, at most a day), in number and in bytes. 0 means the default;
+	// a negative CacheEntries keeps none.
 	CacheEntries int
+	CacheBytes   int
 	// MaxRewrites bounds the NAPTR keys one discovery looks up. 0 means
 	// DefaultMaxRewrites.
 	MaxRewrites int
@@ -45,6 +47,7 @@ const (
 	DefaultTimeout      = 3 * time.Second
 	DefaultMaxLookups   = 16
 	DefaultCacheEntries = 4096
+	DefaultCacheBytes   = 8 << 20
 	DefaultMaxRewrites  = 10
 	DefaultFailureTTL   = 5 * time.Second
 )
@@ -97,6 +100,9 @@ func NewDiscoverer(opts Options) (*Discoverer, error) {
 	case opts.CacheEntries < 0:
 		opts.CacheEntries = 0
 	}
+	if opts.CacheBytes <= 0 {
+		opts.CacheBytes = DefaultCacheBytes
+	}
 	if opts.MaxRewrites <= 0 {
 		opts.MaxRewrites = DefaultMaxRewrites
 	}
@@ -110,7 +116,7 @@ func NewDiscoverer(opts Options) (*Discoverer, error) {
 		opts.Clock = time.Now
 	}
 	return &Discoverer{
-		dns:      newDNSClient(addr, opts.Timeout, opts.MaxLookups, opts.CacheEntries, opts.FailureTTL, opts.Clock),
+		dns:      newDNSClient(addr, opts.Timeout, opts.MaxLookups, opts.CacheEntries, opts.CacheBytes, opts.FailureTTL, opts.Clock),
 		timeout:  opts.Timeout,
 		maxSteps: opts.MaxRewrites,
 	}, nil

@@ -108,6 +108,9 @@ func ParseSubst(s string) (Subst, error) {
 	ereEnd := i
 	// The replacement ends at the next delimiter not written as
 	// escapeddelim; any other backslash is an anychar or starts a backref.
+	// A delimiter right after a backslash is always escapeddelim, even
+	// after another backslash: the grammar has no escape for "" itself,
+	// and no URI or domain name a replacement builds holds one.
 	for i++; i < len(s) && s[i] != d; i++ {
 		if s[i] == '\\' && i+1 < len(s) && s[i+1] == d {
 			i++
