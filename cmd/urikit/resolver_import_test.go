@@ -1,0 +1,384 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urikit/urikit/resolver"
+)
+
+// roundTripJSONL is written the way export writes: an export of what it
+// imports is the same bytes.
+const roundTripJSONL = `{"urn":"urn:example:a/b%2Fc","aliases":["urn:example:alias-a","urn:ex2:a"],"locations":[{"url":"https://example.org/a","type":"text/html","label":"landing, \"quoted\""},{"url":"ftp://mirror.example/a.pdf","type":"application/pdf"}],"metadata":{"title":"A","n":[1,2]},"redirect":307}
+{"urn":"urn:example:plain","locations":[{"url":"https://example.org/plain"}]}
+{"urn":"urn:example:gone","locations":[{"url":"https://example.org/gone"}],"status":"withdrawn","reason":"replaced","successor":"urn:example:plain"}
+{"urn":"urn:ex2:second","locations":[{"url":"http://example.net/x?y=1#z","label":"ünïcode"},{"url":"https://example.net/2"}]}
+`
+
+func newDataDir(t *testing.T) string {
+	t.Helper()
+	d := filepath.Join(t.TempDir(), "data")
+	cli(t, exitOK, "authority", "add", "Example", "urn:example:", "urn:ex2:", "--data", d)
+	return d
+}
+
+// TestImportExportRoundTrip: JSON Lines and CSV, exported and imported
+// again, into a data directory and through a server.
+func TestImportExportRoundTrip(t *testing.T) {
+	hermetic(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	if err := os.WriteFile(in, []byte(roundTripJSONL), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d1 := newDataDir(t)
+	out, _ := cli(t, exitOK, "import", in, "--data", d1)
+	if !strings.Contains(out, "imported 4 records into the data directory "+d1+": 4 created, 0 replaced or already there, 1 withdrawn; 0 bad rows skipped") {
+		t.Fatalf("import: %s", out)
+	}
+	if _, err := os.Stat(in + stateSuffix); !os.IsNotExist(err) {
+		t.Fatalf("the state file is still there: %v", err)
+	}
+	exp, errs := cli(t, exitOK, "export", "--data", d1)
+	if exp != roundTripJSONL {
+		t.Fatalf("export differs from what was imported:\n%s\nwant\n%s", exp, roundTripJSONL)
+	}
+	if !strings.Contains(errs, "4 records as jsonl to standard output") {
+		t.Fatalf("export report: %s", errs)
+	}
+	out, _ = cli(t, exitOK, "lookup", "urn:example:gone", "--data", d1)
+	if !strings.Contains(out, "status     withdrawn") || !strings.Contains(out, "successor  urn:example:plain") {
+		t.Fatalf("withdrawn record: %s", out)
+	}
+
+	// Importing the same file again changes nothing, not even the history.
+	st := openData(t, d1)
+	before := history(t, st)
+	out, _ = cli(t, exitOK, "import", in, "--data", d1)
+	if !strings.Contains(out, "0 created, 4 replaced or already there, 1 withdrawn") {
+		t.Fatalf("import again: %s", out)
+	}
+	if after := history(t, st); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("importing again wrote history: %v, then %v", before, after)
+	}
+
+	// Into another directory through the export file (-o), and back.
+	f1 := filepath.Join(dir, "export1.jsonl")
+	cli(t, exitOK, "export", "-o", f1, "--data", d1)
+	d2 := newDataDir(t)
+	cli(t, exitOK, "import", f1, "--data", d2)
+	if e2, _ := cli(t, exitOK, "export", "--data", d2); e2 != roundTripJSONL {
+		t.Fatalf("second generation differs:\n%s", e2)
+	}
+
+	// CSV holds names and locations: withdrawn records and what CSV has
+	// no column for are left out, and the export says so.
+	c1 := filepath.Join(dir, "export1.csv")
+	_, errs = cli(t, exitOK, "export", "-o", c1, "--data", d1)
+	csv1, _ := os.ReadFile(c1)
+	wantCSV := "urn,url,type,label\n" +
+		"urn:example:a/b%2Fc,https://example.org/a,text/html,\"landing, \"\"quoted\"\"\"\n" +
+		"urn:example:a/b%2Fc,ftp://mirror.example/a.pdf,application/pdf,\n" +
+		"urn:example:plain,https://example.org/plain,,\n" +
+		"urn:ex2:second,http://example.net/x?y=1#z,,ünïcode\n" +
+		"urn:ex2:second,https://example.net/2,,\n"
+	if string(csv1) != wantCSV {
+		t.Fatalf("CSV export:\n%s\nwant\n%s", csv1, wantCSV)
+	}
+	if !strings.Contains(errs, "1 withdrawn records left out") || !strings.Contains(errs, "1 records lost their aliases") {
+		t.Fatalf("CSV export report: %s", errs)
+	}
+	d3 := newDataDir(t)
+	out, _ = cli(t, exitOK, "import", c1, "--data", d3)
+	if !strings.Contains(out, "imported 3 records") {
+		t.Fatalf("CSV import: %s", out)
+	}
+	c3 := filepath.Join(dir, "export3.csv")
+	cli(t, exitOK, "export", "--format", "csv", "-o", c3, "--data", d3)
+	if csv3, _ := os.ReadFile(c3); string(csv3) != wantCSV {
+		t.Fatalf("CSV round trip:\n%s", csv3)
+	}
+
+	// Through a server: import into an empty one, export from it, with the
+	// admin token; a maintainer token may import but not export.
+	d4 := filepath.Join(t.TempDir(), "data")
+	srv := startServer(t, d4)
+	out, _ = cli(t, exitOK, "authority", "add", "Example", "urn:example:", "urn:ex2:", "--server", srv.URL, "--token", srv.Token)
+	mtok := tokenIn(t, out)
+	// One worker, so that the records are created in the file's order.
+	out, _ = cli(t, exitOK, "import", in, "--server", srv.URL, "--token", mtok, "--workers", "1")
+	if !strings.Contains(out, "imported 4 records into the server "+srv.URL+": 4 created, 0 replaced or already there, 1 withdrawn") {
+		t.Fatalf("import through the server: %s", out)
+	}
+	_, errs = cli(t, exitInvalid, "export", "--server", srv.URL, "--token", mtok)
+	if !strings.Contains(errs, "only the admin token may list the records") {
+		t.Fatalf("export with a maintainer token: %s", errs)
+	}
+	t.Setenv(envServer, srv.URL)
+	t.Setenv(envToken, srv.Token)
+	if e4, _ := cli(t, exitOK, "export"); e4 != roundTripJSONL {
+		t.Fatalf("export through the server:\n%s", e4)
+	}
+	out, _ = cli(t, exitOK, "import", c1, "--token", mtok)
+	if !strings.Contains(out, "0 created, 3 replaced or already there") {
+		t.Fatalf("CSV import through the server: %s", out)
+	}
+	// The CSV replaced the records whole: aliases and metadata are gone.
+	out, _ = cli(t, exitOK, "lookup", "urn:example:a/b%2Fc")
+	if strings.Contains(out, "alias") || strings.Contains(out, "metadata") {
+		t.Fatalf("after the CSV import: %s", out)
+	}
+	if code := srv.Stop(t); code != nil {
+		t.Fatalf("serve exit: %v\n%s", code, srv.Log)
+	}
+}
+
+// TestImportBadRows: each bad row is reported with its line and skipped
+// whole; the good ones go in; the exit status is 1.
+func TestImportBadRows(t *testing.T) {
+	hermetic(t)
+	d := newDataDir(t)
+	dir := t.TempDir()
+	jsonl := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(jsonl, []byte(strings.Join([]string{
+		`{"urn":"urn:example:ok1","locations":[{"url":"https://example.org/1"}]}`,
+		`{not json`,
+		`{"urn":"urn:example:badurl","locations":[{"url":"https://example.org/1"},{"url":"not a url"}]}`,
+		``,
+		`{"urn":"urn:other:unowned","locations":[{"url":"https://example.org/3"}]}`,
+		`{"urn":"urn:example:badsucc","locations":[{"url":"https://example.org/4"}],"status":"withdrawn","successor":"::"}`,
+		`{"urn":"urn:example:unknownfield","locations":[{"url":"https://example.org/5"}],"colour":"red"}`,
+		`{"urn":"urn:example:ok2","aliases":["urn:example:ok1"],"locations":[{"url":"https://example.org/6"}]}`,
+		`{"urn":"urn:x","locations":[{"url":"https://example.org/7"}]}`,
+		`{"urn":"urn:example:ok3","locations":[{"url":"https://example.org/8"}]}`,
+	}, "\n")+"\n"), 0o644)
+	out, errs := cli(t, exitInvalid, "import", jsonl, "--data", d)
+	for _, want := range []string{
+		"line 2: not a record", "line 3: urn:example:badurl: locations[1].url: not an absolute URI",
+		"line 5: urn:other:unowned: no naming authority owns urn:other:unowned",
+		"line 6: successor: not an absolute URI", `line 7: not a record: json: unknown field "colour"`,
+		"line 8: urn:example:ok2: alias urn:example:ok1 is already reserved to urn:example:ok1",
+		"line 9: urn:x: urn: not a URN",
+	} {
+		if !strings.Contains(errs, jsonl+" "+want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if strings.Count(errs, "(skipped)") != 7 || !strings.Contains(out, "imported 2 records") || !strings.Contains(out, "7 bad rows skipped") {
+		t.Fatalf("report:\n%s\n%s", out, errs)
+	}
+	for _, name := range []string{"urn:example:badurl", "urn:example:badsucc", "urn:example:unknownfield", "urn:example:ok2"} {
+		cli(t, exitInvalid, "lookup", name, "--data", d) // nothing of a bad row was written
+	}
+	cli(t, exitOK, "lookup", "urn:example:ok1", "urn:example:ok3", "--data", d)
+
+	// CSV: a record whose second row is bad is skipped whole.
+	csvf := filepath.Join(dir, "bad.csv")
+	os.WriteFile(csvf, []byte("urn,url,type\n"+
+		"urn:example:c1,https://example.org/c1,text/html\n"+
+		"urn:example:c2,https://example.org/c2a,\n"+
+		"urn:example:c2,,\n"+
+		"urn:example:c3,https://example.org/c3,not a type\n"+
+		"urn:example:c4,https://example.org/c4\n"+
+		"urn:example:c5,https://example.org/c5,\n"), 0o644)
+	out, errs = cli(t, exitInvalid, "import", csvf, "--data", d)
+	for _, want := range []string{"line 4: record urn:example:c2 (lines 3-4) skipped: empty url",
+		"line 5: urn:example:c3: locations[0].type: not a media type", "line 6: record urn:example:c4 (lines 6-6) skipped: 2 fields, the header has 3"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if !strings.Contains(out, "imported 2 records") {
+		t.Fatalf("CSV report: %s\n%s", out, errs)
+	}
+	cli(t, exitInvalid, "lookup", "urn:example:c2", "--data", d)
+	cli(t, exitOK, "lookup", "urn:example:c1", "urn:example:c5", "--data", d)
+
+	// A header that is not urn,url[,type,label] is one bad row, and
+	// nothing is read after it.
+	os.WriteFile(csvf, []byte("name,link\nurn:example:z,https://example.org/z\n"), 0o644)
+	_, errs = cli(t, exitInvalid, "import", csvf, "--data", d)
+	if !strings.Contains(errs, "line 1: the header must be urn,url[,type,label]") {
+		t.Fatalf("bad header: %s", errs)
+	}
+	// A file that is not there.
+	_, errs = cli(t, exitInvalid, "import", filepath.Join(dir, "none.jsonl"), "--data", d)
+	if !strings.Contains(errs, "no such file") {
+		t.Fatalf("missing file: %s", errs)
+	}
+	// Standard input: no state file, no resume.
+	code, out, errs := runCLI(`{"urn":"urn:example:stdin","locations":[{"url":"https://example.org/in"}]}`+"\n", "import", "-", "--data", d)
+	if code != exitOK || !strings.Contains(out, "imported 1 records") {
+		t.Fatalf("stdin: %d %s %s", code, out, errs)
+	}
+}
+
+var stateLineRE = regexp.MustCompile(`"line": (\d+)`)
+
+// TestImportInterrupted kills an import with SIGKILL half-way, runs it
+// again, and checks that every record is there once, with one history
+// entry for each change and none twice.
+func TestImportInterrupted(t *testing.T) {
+	hermetic(t)
+	for _, remote := range []bool{false, true} {
+		t.Run(map[bool]string{false: "data", true: "server"}[remote], func(t *testing.T) {
+			testImportInterrupted(t, remote)
+		})
+	}
+}
+
+func testImportInterrupted(t *testing.T, remote bool) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	n := 20000
+	if remote {
+		n = 3000
+	}
+	withdrawn := genRecords(t, in, n)
+	data := filepath.Join(dir, "data")
+	where := []string{"--data", data}
+	var srv *server
+	if remote {
+		srv = startServer(t, data)
+		out, _ := cli(t, exitOK, "authority", "add", "Example", "urn:example:", "--server", srv.URL, "--token", srv.Token)
+		where = []string{"--server", srv.URL, "--token", tokenIn(t, out)}
+	} else {
+		cli(t, exitOK, "authority", "add", "Example", "urn:example:", "--data", data)
+	}
+
+	// The child: small batches (or few workers), so that it is still
+	// running when it is killed.
+	args := append([]string{"import", in, "--quiet"}, where...)
+	if remote {
+		args = append(args, "--workers", "2")
+	} else {
+		args = append(args, "--batch", "100")
+	}
+	cmd := child(args...)
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	killedAt := 0
+	deadline := time.Now().Add(2 * time.Minute)
+	for killedAt == 0 {
+		select {
+		case err := <-done:
+			t.Fatalf("the import ended before it could be killed (%v): %s", err, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the import made no progress in 2 minutes: %s", out.String())
+		}
+		b, _ := os.ReadFile(in + stateSuffix)
+		if m := stateLineRE.FindSubmatch(b); m != nil {
+			if l, _ := strconv.Atoi(string(m[1])); l >= n/5 {
+				cmd.Process.Kill() // SIGKILL: no chance to tidy up
+				killedAt = l
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	<-done
+	b, err := os.ReadFile(in + stateSuffix)
+	if err != nil {
+		t.Fatalf("no state file after the kill: %v", err)
+	}
+	var st importState
+	if err := json.Unmarshal(b, &st); err != nil || st.Line < killedAt || st.Line >= n {
+		t.Fatalf("state after the kill (at line %d): %s (%v)", killedAt, b, err)
+	}
+	t.Logf("killed at line %d of %d", st.Line, n)
+
+	// Run again: it goes on from the state file, and ends complete.
+	cliOut, errs := cli(t, exitOK, append([]string{"import", in, "--quiet"}, where...)...)
+	if !strings.Contains(errs, fmt.Sprintf("resuming after line %d", st.Line)) || !strings.Contains(cliOut, fmt.Sprintf("imported %s records", count(int64(n)))) {
+		t.Fatalf("resumed import:\n%s\n%s", cliOut, errs)
+	}
+	if _, err := os.Stat(in + stateSuffix); !os.IsNotExist(err) {
+		t.Fatal("the state file is still there after a complete import")
+	}
+	// And once more from the start: nothing changes.
+	cliOut, _ = cli(t, exitOK, append([]string{"import", in, "--quiet"}, where...)...)
+	if !strings.Contains(cliOut, "0 created") {
+		t.Fatalf("import of a complete file: %s", cliOut)
+	}
+
+	if srv != nil {
+		if err := srv.Stop(t); err != nil {
+			t.Fatalf("serve: %v\n%s", err, srv.Log)
+		}
+	}
+	store := openData(t, data)
+	active, wd := countRecords(t, store)
+	if active != n-withdrawn || wd != withdrawn {
+		t.Fatalf("%d active and %d withdrawn records, want %d and %d", active, wd, n-withdrawn, withdrawn)
+	}
+	h := history(t, store)
+	if h[resolver.ActionNameCreate] != n || h[resolver.ActionNameWithdraw] != withdrawn || h[resolver.ActionNameUpdate] != 0 {
+		t.Fatalf("history %v: want %d creations, %d withdrawals, no updates", h, n, withdrawn)
+	}
+	if o, _ := cli(t, exitOK, "verify", "--data", data); !strings.HasPrefix(o, "history verified") {
+		t.Fatal(o)
+	}
+}
+
+// TestImportStateMismatch: a state file left by an import of another
+// file or into another place is not used silently.
+func TestImportStateMismatch(t *testing.T) {
+	hermetic(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	genRecords(t, in, 50)
+	d := newDataDir(t)
+	fi, _ := os.Stat(in)
+	abs, _ := filepath.Abs(in)
+	st := importState{Version: 1, Input: abs, Size: fi.Size(), ModTime: fi.ModTime().UTC(), Target: "data:/elsewhere", Format: "jsonl", Line: 20, Records: 20}
+	b, _ := json.Marshal(st)
+	os.WriteFile(in+stateSuffix, b, 0o600)
+	_, errs := cli(t, exitInvalid, "import", in, "--data", d)
+	if !strings.Contains(errs, "is left from an import into data:/elsewhere; remove it or pass --restart") {
+		t.Fatalf("mismatch: %s", errs)
+	}
+	out, _ := cli(t, exitOK, "import", in, "--data", d, "--restart")
+	if !strings.Contains(out, "imported 50 records") {
+		t.Fatalf("--restart: %s", out)
+	}
+	// A state file that was cut short is ignored (starting over is safe).
+	os.WriteFile(in+stateSuffix, []byte(`{"vers`), 0o600)
+	out, errs = cli(t, exitOK, "import", in, "--data", d)
+	if !strings.Contains(errs, "cannot be read") || !strings.Contains(out, "0 created, 50 replaced or already there") {
+		t.Fatalf("broken state: %s %s", out, errs)
+	}
+}
+
+// TestImportSpeed measures an import of URIKIT_IMPORT_BENCH generated
+// records (e.g. 200000) into a fresh data directory. It is skipped unless
+// the variable is set:
+//
+//	URIKIT_IMPORT_BENCH=200000 go test -run TestImportSpeed -v ./cmd/urikit/
+func TestImportSpeed(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("URIKIT_IMPORT_BENCH"))
+	if n <= 0 {
+		t.Skip("set URIKIT_IMPORT_BENCH=N to measure an import of N records")
+	}
+	hermetic(t)
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	genRecords(t, in, n)
+	d := newDataDir(t)
+	start := time.Now()
+	out, _ := cli(t, exitOK, "import", in, "--data", d, "--quiet")
+	el := time.Since(start)
+	t.Logf("%s\n%d records in %v: %.0f records/s", out, n, el, float64(n)/el.Seconds())
+}
