@@ -237,9 +237,9 @@ func TestImportInterrupted(t *testing.T) {
 func testImportInterrupted(t *testing.T, remote bool) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.jsonl")
-	n := 20000
+	n := 10000
 	if remote {
-		n = 3000
+		n = 2000
 	}
 	withdrawn := genRecords(t, in, n)
 	data := filepath.Join(dir, "data")
@@ -259,7 +259,7 @@ func testImportInterrupted(t *testing.T, remote bool) {
 	if remote {
 		args = append(args, "--workers", "2")
 	} else {
-		args = append(args, "--batch", "100")
+		args = append(args, "--batch", "50")
 	}
 	cmd := child(args...)
 	var out syncBuffer

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// TestServeAdminToken: the first start prints a one-time admin token that
+// works; later starts print none and the token still works;
+// URIKIT_ADMIN_TOKEN wins when it is set.
+func TestServeAdminToken(t *testing.T) {
+	hermetic(t)
+	data := filepath.Join(t.TempDir(), "data")
+	srv := startServer(t, data)
+	if srv.Token == "" || !strings.Contains(srv.Out, "shown this once") {
+		t.Fatalf("first start printed no admin token:\n%s", srv.Out)
+	}
+	cli(t, exitOK, "authority", "list", "--server", srv.URL, "--token", srv.Token)
+	_, errs := cli(t, exitInvalid, "authority", "list", "--server", srv.URL, "--token", "urikit_wrong")
+	if !strings.Contains(errs, "unknown token") {
+		t.Fatalf("a wrong token: %s", errs)
+	}
+	_, errs = cli(t, exitInvalid, "authority", "list", "--server", srv.URL)
+	if !strings.Contains(errs, "(give the token with --token or URIKIT_TOKEN)") {
+		t.Fatalf("no token: %s", errs)
+	}
+	if err := srv.Stop(t); err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+
+	again := startServer(t, data)
+	if again.Token != "" || strings.Contains(again.Out, "admin token") {
+		t.Fatalf("the second start printed a token again:\n%s", again.Out)
+	}
+	cli(t, exitOK, "authority", "list", "--server", again.URL, "--token", srv.Token)
+	again.Stop(t)
+
+	fresh := startServer(t, filepath.Join(t.TempDir(), "data"), envAdminToken+"=urikit_from-the-environment")
+	if fresh.Token != "" {
+		t.Fatalf("URIKIT_ADMIN_TOKEN set, yet a token was printed:\n%s", fresh.Out)
+	}
+	cli(t, exitOK, "authority", "list", "--server", fresh.URL, "--token", "urikit_from-the-environment")
+}
+
+// TestServeEndToEnd: a fresh server answers as the issue's quick start
+// says, the CLI manages it, and its pages, health and metrics are there.
+func TestServeEndToEnd(t *testing.T) {
+	hermetic(t)
+	data := filepath.Join(t.TempDir(), "data")
+	srv := startServer(t, data)
+
+	// The issue's first request, on a fresh directory.
+	code, h, body := get(t, srv.URL+"/uri-res/N2L?urn:example:foo")
+	if code != 404 || h.Get("Content-Type") != "application/problem+json" || !strings.Contains(body, "no record for urn:example:foo") {
+		t.Fatalf("fresh N2L: %d %s %s", code, h, body)
+	}
+	// A second server on the same directory is refused at once.
+	cmd := child("serve", "--addr", "127.0.0.1:0", "--data", data)
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "in use by another urikit serve") {
+		t.Fatalf("second serve on one directory: %v %s", err, out)
+	}
+
+	t.Setenv(envServer, srv.URL)
+	t.Setenv(envToken, srv.Token)
+	o, _ := cli(t, exitOK, "authority", "add", "Example", "urn:example:")
+	mtok := tokenIn(t, o)
+	t.Setenv(envToken, mtok)
+	cli(t, exitOK, "register", "urn:example:foo", "https://example.org/foo", "https://mirror.example/foo", "--type", "text/html")
+	code, h, _ = get(t, srv.URL+"/uri-res/N2L?URN:EXAMPLE:foo")
+	if code != 303 || h.Get("Location") != "https://example.org/foo" {
+		t.Fatalf("N2L: %d %v", code, h)
+	}
+	code, _, body = get(t, srv.URL+"/urn:example:foo?s=I2Ls")
+	if code != 200 || !strings.Contains(body, "https://mirror.example/foo") {
+		t.Fatalf("I2Ls: %d %s", code, body)
+	}
+	o, _ = cli(t, exitOK, "lookup", "urn:example:foo")
+	if !strings.Contains(o, "https://example.org/foo  (text/html)") {
+		t.Fatalf("lookup: %s", o)
+	}
+	_, errs := cli(t, exitInvalid, "authority", "list")
+	if !strings.Contains(errs, "only the admin token") {
+		t.Fatalf("a maintainer listing authorities: %s", errs)
+	}
+	cli(t, exitOK, "withdraw", "urn:example:foo", "--successor", "urn:example:bar")
+	code, h, _ = get(t, srv.URL+"/urn:example:foo")
+	if code != 410 || !strings.Contains(h.Get("Link"), "urn:example:bar") {
+		t.Fatalf("withdrawn: %d %v", code, h)
+	}
+
+	// Delegation: a rule added through the CLI is followed at once.
+	t.Setenv(envToken, srv.Token)
+	cli(t, exitOK, "rules", "add", "urn:nbn:de:", "https://dnb.example/")
+	code, h, _ = get(t, srv.URL+"/urn:nbn:de:101-42")
+	if code/100 != 3 || !strings.HasPrefix(h.Get("Location"), "https://dnb.example/uri-res/N2L?urn:nbn:de:101-42") {
+		t.Fatalf("delegated: %d %v", code, h)
+	}
+	o, _ = cli(t, exitOK, "rules", "test", "urn:nbn:de:101-42")
+	if !strings.Contains(o, h.Get("Location")) {
+		t.Fatalf("rules test says another redirect than the server:\n%s\n%s", o, h.Get("Location"))
+	}
+
+	cli(t, exitOK, "register", "urn:example:x", "HTTP://Shared.Example/", "--token", mtok)
+	cli(t, exitOK, "register", "urn:example:y", "http://shared.example:80/", "--token", mtok)
+	o, _ = cli(t, exitOK, "duplicates")
+	if o != "http://shared.example/\n  urn:example:x\n  urn:example:y\n" {
+		t.Fatalf("duplicates: %q", o)
+	}
+
+	for path, want := range map[string]string{"/healthz": "ok", "/readyz": "ready", "/metrics": "urikit_http_requests_total",
+		"/api/v1/openapi.json": `"/api/v1/duplicates"`, "/": "<form", "/names/urn:example:x": "urn:example:x"} {
+		code, _, body := get(t, srv.URL+path)
+		if code != 200 || !strings.Contains(body, want) {
+			t.Errorf("%s: %d, body lacks %q", path, code, want)
+		}
+	}
+	if err := srv.Stop(t); err != nil {
+		t.Fatalf("serve: %v\n%s", err, srv.Log)
+	}
+	// The data directory is usable directly once the server is gone.
+	t.Setenv(envServer, "")
+	o, _ = cli(t, exitOK, "lookup", "urn:example:x", "--data", data)
+	if !strings.Contains(o, "HTTP://Shared.Example/") {
+		t.Fatalf("local lookup after serve: %s", o)
+	}
+	if !strings.Contains(srv.Log.String(), `"msg":"request"`) || !strings.Contains(srv.Log.String(), `"msg":"stopped"`) {
+		t.Fatalf("the JSON log lacks requests or the stop:\n%s", srv.Log)
+	}
+}
+
+// TestServeGracefulShutdown: SIGTERM while a request is half sent; the
+// request is still answered and its write kept, then the process ends
+// with status 0 and new connections are refused.
+func TestServeGracefulShutdown(t *testing.T) {
+	hermetic(t)
+	data := filepath.Join(t.TempDir(), "data")
+	srv := startServer(t, data)
+	o, _ := cli(t, exitOK, "authority", "add", "Example", "urn:example:", "--server", srv.URL, "--token", srv.Token)
+	mtok := tokenIn(t, o)
+
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	body := `{"locations":[{"url":"https://example.org/slow"}]}`
+	fmt.Fprintf(c, "PUT /api/v1/names/urn:example:slow HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+		addr, mtok, len(body), body[:10])
+	time.Sleep(300 * time.Millisecond) // the server is now reading the body
+	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	select {
+	case <-srv.done:
+		t.Fatalf("the server ended with a request under way: %v\n%s", srv.exitErr, srv.Log)
+	default:
+	}
+	io.WriteString(c, body[10:])
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("no answer to the request under way: %v", err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 201 {
+		t.Fatalf("the request under way: %d", res.StatusCode)
+	}
+	select {
+	case <-srv.done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server did not end after SIGTERM")
+	}
+	if srv.exitErr != nil {
+		t.Fatalf("exit: %v\n%s", srv.exitErr, srv.Log)
+	}
+	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		t.Fatal("the server still accepts connections")
+	}
+	log := srv.Log.String()
+	if !strings.Contains(log, "shutting down") || !strings.Contains(log, `"msg":"stopped"`) {
+		t.Fatalf("log:\n%s", log)
+	}
+	// The write was kept, and the store was closed cleanly: it opens.
+	cli(t, exitOK, "lookup", "urn:example:slow", "--data", data)
+	cli(t, exitOK, "verify", "--data", data)
+}
+
+// TestServeDNS: with --dns, a name with no record and no rule is found by
+// DDDS discovery (RFC 3404) through a DNS server on loopback.
+func TestServeDNS(t *testing.T) {
+	hermetic(t)
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	zone := `nbn.urn.arpa. 300 IN NAPTR 100 10 "U" "THTTP+I2L+I2R" "!^(urn:nbn:[^?#]*).*$!https://ddds.example/resolve?\\1!" .`
+	rr, err := dns.NewRR(zone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := dns.HandlerFunc(func(w dns.ResponseWriter, q *dns.Msg) {
+		m := new(dns.Msg)
+		m.SetReply(q)
+		m.Authoritative = true
+		if len(q.Question) == 1 && strings.EqualFold(q.Question[0].Name, "nbn.urn.arpa.") && q.Question[0].Qtype == dns.TypeNAPTR {
+			m.Answer = append(m.Answer, rr)
+		} else {
+			m.Rcode = dns.RcodeNameError
+		}
+		w.WriteMsg(m)
+	})
+	ds := &dns.Server{PacketConn: pc, Handler: h}
+	go ds.ActivateAndServe()
+	defer ds.Shutdown()
+
+	srv := startServer(t, filepath.Join(t.TempDir(), "data"), envDNS+"="+pc.LocalAddr().String())
+	code, hd, body := get(t, srv.URL+"/urn:nbn:fi:abc-123")
+	if code/100 != 3 || hd.Get("Location") != "https://ddds.example/resolve?urn:nbn:fi:abc-123" {
+		t.Fatalf("DDDS: %d %v %s\n%s", code, hd, body, srv.Log)
+	}
+	code, _, _ = get(t, srv.URL+"/urn:example:none")
+	if code != 404 {
+		t.Fatalf("a name outside the zone: %d", code)
+	}
+}
