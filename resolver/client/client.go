@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -68,6 +69,12 @@ func kindOf(status int) resolver.Kind {
 	return resolver.KindInternal
 }
 
+// ErrNotAPI is in the error of an answer that did not come from urikit's
+// API: an error status without problem details (RFC 9457), as a proxy or
+// another server on the port gives. Retrying, or going on with other
+// requests, will not help.
+var ErrNotAPI = errors.New("the answer is not from a urikit resolver's API")
+
 // NameSegment writes a name as one path segment of /api/v1/names/: the
 // server decodes the segment once, so "%" and "/" (and "?" and "#", which
 // would end the path) are percent-encoded.
@@ -109,10 +116,15 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) (int,
 	if resp.StatusCode >= 300 {
 		var p problem
 		if json.Unmarshal(data, &p) != nil || p.Status == 0 {
-			p.Detail = strings.TrimSpace(string(data))
-			if len(p.Detail) > 200 {
-				p.Detail = p.Detail[:200] + "..."
+			// Not problem details: whatever answered is not urikit's API
+			// (a proxy's error page, another server on the port). Its
+			// body is often a page of HTML: say what it was, on one line.
+			ct := resp.Header.Get("Content-Type")
+			if ct == "" {
+				ct = "no Content-Type"
 			}
+			return resp.StatusCode, &resolver.Error{Kind: kindOf(resp.StatusCode), Offset: -1, Err: ErrNotAPI,
+				Message: fmt.Sprintf("%s %s answered %s (%s), not a urikit resolver's problem details", method, c.base+path, resp.Status, ct)}
 		}
 		msg := p.Detail
 		if msg == "" {

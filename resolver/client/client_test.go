@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/urikit/urikit/resolver"
@@ -161,5 +164,26 @@ func TestClient(t *testing.T) {
 	// A server that is not there is KindUnavailable.
 	if _, err := client.New("http://127.0.0.1:1", "").Get(ctx, name); kindOf(err) != resolver.KindUnavailable {
 		t.Fatalf("no server: %v", err)
+	}
+}
+
+// TestNotAPI: an error answer without problem details (a proxy's page,
+// another server on the port) is one line naming the request and the
+// status, and carries ErrNotAPI.
+func TestNotAPI(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		fmt.Fprint(w, "<html>\n<head><title>405 Not Allowed</title></head>\n<body>nginx</body>\n</html>\n")
+	}))
+	defer srv.Close()
+	_, _, err := client.New(srv.URL, "t").Put(context.Background(), "urn:example:a", resolver.RecordInput{})
+	if !errors.Is(err, client.ErrNotAPI) {
+		t.Fatalf("error %v does not carry ErrNotAPI", err)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "\n") || strings.Contains(msg, "<html>") ||
+		!strings.Contains(msg, "PUT "+srv.URL+"/api/v1/names/urn:example:a answered 405 Method Not Allowed (text/html)") {
+		t.Fatalf("message %q", msg)
 	}
 }
