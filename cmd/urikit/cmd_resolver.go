@@ -301,7 +301,7 @@ func fail(s *stdio, cmd string, t *target, err error) int {
 				msg += " [" + t.String() + "]"
 			}
 		case resolver.KindInternal:
-			if e.Err != nil {
+			if e.Err != nil && !errors.Is(e.Err, client.ErrNotAPI) {
 				msg += ": " + e.Err.Error()
 			}
 		}

@@ -209,7 +209,16 @@ func (imp *importer) run() int {
 	defer stop()
 	readCtx, stopReads := context.WithCancel(sigCtx)
 	defer stopReads()
-	writeCtx, cancelWrites := context.WithCancel(context.Background())
+	// Writes are not cut off by SIGINT: a batch under way is finished.
+	// After a fatal error no new batch starts, and over the API the
+	// requests under way are cancelled. On a store the context has no
+	// Done channel: the SQLite driver then spares a goroutine per
+	// statement, which is a good part of an import's time.
+	var stopping atomic.Bool
+	writeCtx, cancelWrites := context.Background(), func() {}
+	if imp.t.remote() {
+		writeCtx, cancelWrites = context.WithCancel(context.Background())
+	}
 	defer cancelWrites()
 
 	d, err := imp.t.open(writeCtx, true)
@@ -244,8 +253,8 @@ func (imp *importer) run() int {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				if writeCtx.Err() != nil {
-					j.err = writeCtx.Err()
+				if stopping.Load() {
+					j.err = context.Canceled
 				} else {
 					j.res, j.err = sink.write(writeCtx, j.items)
 				}
@@ -269,7 +278,8 @@ func (imp *importer) run() int {
 			if fatal == nil {
 				fatal = j.err
 				stopReads()
-				cancelWrites() // no new batch starts; the others end soon
+				stopping.Store(true) // no new batch starts
+				cancelWrites()       // and the requests under way end soon
 			}
 			continue
 		}
@@ -293,21 +303,24 @@ func (imp *importer) run() int {
 
 	elapsed := time.Since(start)
 	rate := float64(imp.done.Load()-imp.startRecords) / max(elapsed.Seconds(), 1e-9)
+	hint := func() string {
+		switch {
+		case imp.statePath == "":
+			return "run it again: records already written as given are left as they are"
+		case imp.state.Line == 0:
+			return "run the same command again"
+		}
+		return fmt.Sprintf("the records up to line %d are in (%s); run the same command again to go on from there", imp.state.Line, imp.statePath)
+	}
 	switch {
 	case fatal != nil:
-		fmt.Fprintf(s.err, "urikit import: stopped: %s\n", errText(fatal, imp.t))
-		if imp.statePath != "" {
-			fmt.Fprintf(s.err, "urikit import: everything up to line %d is in; run the same command again to go on from there.\n", imp.state.Line)
-		}
+		fmt.Fprintf(s.err, "urikit import: stopped: %s\nurikit import: %s\n", errText(fatal, imp.t), hint())
 		return exitInvalid
 	case sigCtx.Err() != nil:
-		fmt.Fprintf(s.err, "urikit import: interrupted; everything up to line %d is in. Run the same command again to go on from there.\n", imp.state.Line)
+		fmt.Fprintf(s.err, "urikit import: interrupted; %s\n", hint())
 		return exitInvalid
 	case readErr != nil:
-		fmt.Fprintf(s.err, "urikit import: reading %s: %v\n", imp.path, readErr)
-		if imp.statePath != "" {
-			fmt.Fprintf(s.err, "urikit import: everything up to line %d is in.\n", imp.state.Line)
-		}
+		fmt.Fprintf(s.err, "urikit import: reading %s: %v\nurikit import: %s\n", imp.path, readErr, hint())
 		return exitInvalid
 	}
 	if imp.statePath != "" {
@@ -496,8 +509,8 @@ func (imp *importer) loadState(fi os.FileInfo) int {
 // saveState replaces the state file with the current frontier. A failure
 // is reported once: the import goes on, without being resumable.
 func (imp *importer) saveState() {
-	if imp.statePath == "" || imp.stateBroken {
-		return
+	if imp.statePath == "" || imp.stateBroken || imp.state.Line == 0 {
+		return // nothing to resume from
 	}
 	st := imp.state
 	st.Records, st.Created, st.Withdrawn, st.Bad = imp.done.Load(), imp.created.Load(), imp.withdrawn.Load(), imp.bad.Load()
@@ -644,7 +657,7 @@ func errText(err error, t *target) string {
 		if e.Kind == resolver.KindConflict && e.Record != "" && !strings.Contains(msg, e.Record) {
 			msg += " (the record in the way: " + e.Record + ")"
 		}
-		if e.Kind == resolver.KindInternal && e.Err != nil {
+		if e.Kind == resolver.KindInternal && e.Err != nil && !errors.Is(e.Err, client.ErrNotAPI) {
 			msg += ": " + e.Err.Error()
 		}
 		if e.Kind == resolver.KindUnavailable && t != nil && !t.remote() {
@@ -713,6 +726,9 @@ func (l *localSink) alreadyWithdrawn(ctx context.Context, it recordio.Item, err 
 
 // fatalKind: errors after which no other record can be written either.
 func fatalKind(err error) bool {
+	if errors.Is(err, client.ErrNotAPI) {
+		return true // not a urikit server: every request would fail alike
+	}
 	switch resolver.KindOf(err) {
 	case resolver.KindUnavailable, resolver.KindUnauthorized:
 		return true

@@ -3,6 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -381,4 +384,27 @@ func TestImportSpeed(t *testing.T) {
 	out, _ := cli(t, exitOK, "import", in, "--data", d, "--quiet")
 	el := time.Since(start)
 	t.Logf("%s\n%d records in %v: %.0f records/s", out, n, el, float64(n)/el.Seconds())
+}
+
+// TestImportNotAServer: an import against something that is not a urikit
+// server stops at the first answer, on one line, instead of reporting
+// every record.
+func TestImportNotAServer(t *testing.T) {
+	hermetic(t)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		io.WriteString(w, "<html>\n<body>405 Not Allowed</body>\n</html>\n")
+	}))
+	defer other.Close()
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	genRecords(t, in, 100)
+	_, errs := cli(t, exitInvalid, "import", in, "--server", other.URL, "--token", "t")
+	if strings.Contains(errs, "(skipped)") || strings.Contains(errs, "<html>") ||
+		!strings.Contains(errs, "urikit import: stopped: PUT "+other.URL) || !strings.Contains(errs, "405 Method Not Allowed (text/html), not a urikit resolver's problem details") {
+		t.Fatalf("stderr:\n%s", errs)
+	}
+	if _, err := os.Stat(in + stateSuffix); !os.IsNotExist(err) {
+		t.Fatal("a state file was left with nothing to resume")
+	}
 }
