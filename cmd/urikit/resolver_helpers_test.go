@@ -95,7 +95,14 @@ var tokenRE = regexp.MustCompile(`(?m)^\s+(urikit_[A-Za-z0-9_-]{20,})\s*$`)
 // when the test ends, unless the test stopped it.
 func startServer(t *testing.T, data string, env ...string) *server {
 	t.Helper()
-	cmd := child("serve", "--addr", "127.0.0.1:0", "--data", data, "--log-format", "json")
+	return startServerArgs(t, []string{"--data", data}, env...)
+}
+
+// startServerArgs runs urikit serve with args (which say where the store
+// is) on a loopback port.
+func startServerArgs(t *testing.T, args []string, env ...string) *server {
+	t.Helper()
+	cmd := child(append([]string{"serve", "--addr", "127.0.0.1:0", "--log-format", "json"}, args...)...)
 	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {

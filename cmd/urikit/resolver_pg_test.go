@@ -1,0 +1,118 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urikit/urikit/internal/pgtest"
+)
+
+// TestResolverPostgres: the commands on a PostgreSQL database (URIKIT_DB
+// and --db), and urikit serve on it with a streaming replica for reads
+// (--read-db), on a throwaway cluster on loopback.
+func TestResolverPostgres(t *testing.T) {
+	hermetic(t)
+	cluster := pgtest.Start(t, pgtest.Options{})
+	dsn := cluster.NewDB(t)
+	t.Setenv(envDB, dsn)
+
+	out, _ := cli(t, exitOK, "migrate")
+	if !strings.Contains(out, "PostgreSQL schema version") || !strings.Contains(out, "0 re-keyed") {
+		t.Fatalf("migrate: %s", out)
+	}
+	cli(t, exitOK, "authority", "add", "Example", "urn:example:")
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	withdrawn := genRecords(t, in, 3000)
+	out, _ = cli(t, exitOK, "import", in, "--quiet")
+	if !strings.Contains(out, "imported 3,000 records into the database ") {
+		t.Fatalf("import: %s", out)
+	}
+	exp, _ := cli(t, exitOK, "export", "--db", dsn)
+	if strings.Count(exp, "\n") != 3000 || strings.Count(exp, `"status":"withdrawn"`) != withdrawn {
+		t.Fatalf("export: %d lines", strings.Count(exp, "\n"))
+	}
+	orig, _ := os.ReadFile(in)
+	if exp != string(orig) {
+		t.Fatal("the export of the database differs from the file imported")
+	}
+	if o, _ := cli(t, exitOK, "verify"); !strings.HasPrefix(o, "history verified") {
+		t.Fatal(o)
+	}
+	cli(t, exitOK, "lookup", "urn:example:alias-0000013")
+
+	// serve --db with a replica for reads: a write's answer carries a
+	// position, and a read that presents it sees the write.
+	rep := cluster.Replica(t)
+	u, _ := url.Parse(dsn)
+	repDSN := rep.DSN(strings.TrimPrefix(u.Path, "/"))
+	srv := startServerArgs(t, []string{"--db", dsn, "--read-db", repDSN})
+	if srv.Token == "" {
+		t.Fatalf("no admin token printed on the first start on this database:\n%s", srv.Out)
+	}
+	code, h, _ := get(t, srv.URL+"/uri-res/N2L?urn:example:rec-0000042")
+	if code != 303 || h.Get("Location") != "https://example.org/items/42" {
+		t.Fatalf("N2L through the replica: %d %v", code, h)
+	}
+	o, _ := cli(t, exitOK, "authority", "token", "add", "1", "--server", srv.URL, "--token", srv.Token)
+	mtok := tokenIn(t, o)
+	req, _ := http.NewRequest("PUT", srv.URL+"/api/v1/names/urn:example:fresh", strings.NewReader(`{"locations":[{"url":"https://example.org/fresh"}]}`))
+	req.Header.Set("Authorization", "Bearer "+mtok)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	pos := res.Header.Get("Urikit-Position")
+	if res.StatusCode != 201 || !strings.HasPrefix(pos, "v") {
+		t.Fatalf("PUT: %d, position %q", res.StatusCode, pos)
+	}
+	req, _ = http.NewRequest("GET", srv.URL+"/api/v1/names/urn:example:fresh", nil)
+	req.Header.Set("Urikit-Position", pos)
+	res, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(body), "https://example.org/fresh") {
+		t.Fatalf("read your write: %d %s", res.StatusCode, body)
+	}
+	req.Header.Set("Urikit-Position", "42")
+	res, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 400 {
+		t.Fatalf("a position not given by this resolver: %d", res.StatusCode)
+	}
+	if err := srv.Stop(t); err != nil {
+		t.Fatalf("serve: %v\n%s", err, srv.Log)
+	}
+	// A second start on the same database prints no token.
+	again := startServerArgs(t, []string{"--db", dsn})
+	if again.Token != "" {
+		t.Fatalf("a token again:\n%s", again.Out)
+	}
+}
+
+func TestRedactDSN(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://u:secret@db.example:5432/urikit?sslmode=require": "postgres://u:xxxxx@db.example:5432/urikit?sslmode=require",
+		"postgres://u@db.example/urikit?password=secret":             "postgres://u@db.example/urikit?password=xxxxx",
+		"host=db user=u password=secret dbname=urikit":                "host=db user=u password=xxxxx dbname=urikit",
+		"host=db password='a b' dbname=urikit":                        "host=db password=xxxxx dbname=urikit",
+		"postgres://db.example/urikit":                                "postgres://db.example/urikit",
+	} {
+		if got := redactDSN(in); got != want {
+			t.Errorf("redactDSN(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
