@@ -107,9 +107,9 @@ func TestRedactDSN(t *testing.T) {
 	for in, want := range map[string]string{
 		"postgres://u:secret@db.example:5432/urikit?sslmode=require": "postgres://u:xxxxx@db.example:5432/urikit?sslmode=require",
 		"postgres://u@db.example/urikit?password=secret":             "postgres://u@db.example/urikit?password=xxxxx",
-		"host=db user=u password=secret dbname=urikit":                "host=db user=u password=xxxxx dbname=urikit",
-		"host=db password='a b' dbname=urikit":                        "host=db password=xxxxx dbname=urikit",
-		"postgres://db.example/urikit":                                "postgres://db.example/urikit",
+		"host=db user=u password=secret dbname=urikit":               "host=db user=u password=xxxxx dbname=urikit",
+		"host=db password='a b' dbname=urikit":                       "host=db password=xxxxx dbname=urikit",
+		"postgres://db.example/urikit":                               "postgres://db.example/urikit",
 	} {
 		if got := redactDSN(in); got != want {
 			t.Errorf("redactDSN(%q) = %q, want %q", in, got, want)
