@@ -408,3 +408,30 @@ func TestImportNotAServer(t *testing.T) {
 		t.Fatal("a state file was left with nothing to resume")
 	}
 }
+
+// TestProgress: a bar redrawn in place on a terminal, plain lines
+// otherwise; a report clears the bar first.
+func TestProgress(t *testing.T) {
+	var b strings.Builder
+	imp := &importer{s: &stdio{err: &b}, path: "in.jsonl", size: 1000}
+	imp.read.Store(250)
+	imp.done.Store(12345)
+	imp.bad.Store(2)
+	start := time.Now().Add(-time.Second)
+	imp.drawProgress(start)
+	if got := b.String(); !strings.HasPrefix(got, "urikit import:  25%  12,345 records, 2 bad, ") || !strings.HasSuffix(got, "/s\n") {
+		t.Fatalf("plain: %q", got)
+	}
+	b.Reset()
+	imp.tty = true
+	imp.drawProgress(start)
+	got := b.String()
+	if !strings.HasPrefix(got, "\r\x1b[K[███████"+strings.Repeat("·", 23)+"]  25%  12,345 records") || strings.Contains(got, "\n") {
+		t.Fatalf("bar: %q", got)
+	}
+	b.Reset()
+	imp.report(7, fmt.Errorf("bad"))
+	if b.String() != "\r\x1b[Kurikit import: in.jsonl line 7: bad (skipped)\n" {
+		t.Fatalf("report over the bar: %q", b.String())
+	}
+}
