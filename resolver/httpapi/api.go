@@ -359,6 +359,17 @@ func (h *handler) putName(rw *respWriter, r *http.Request) {
 	if !h.decode(rw, r, &in, false) {
 		return
 	}
+	// Names over the limit are 414 wherever they are (issue 9), the
+	// aliases of a body too.
+	for i, a := range in.Aliases {
+		if len(a) > h.opts.MaxTarget {
+			p := newProblem(http.StatusRequestURITooLong, ptTooLong,
+				fmt.Sprintf("aliases[%d] is %d bytes long; names are at most %d", i, len(a), h.opts.MaxTarget)).at(fmt.Sprintf("aliases[%d]", i), -1)
+			p.Limit = int64(h.opts.MaxTarget)
+			h.writeProblem(rw, r, p)
+			return
+		}
+	}
 	if in.URN != nil && !sameName(*in.URN, name) {
 		h.writeProblem(rw, r, newProblem(http.StatusBadRequest, ptInvalid,
 			"the body's urn "+strconv.Quote(truncate(*in.URN, 256))+" is not the name in the path").at("urn", -1))

@@ -222,7 +222,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.finish(rw, r, start)
 	}()
 
-	target, path, query := requestTarget(r)
+	target, path, _ := requestTarget(r)
 	if len(target) > h.opts.MaxTarget {
 		rw.route = "limit"
 		p := newProblem(http.StatusRequestURITooLong, ptTooLong,
@@ -249,7 +249,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !h.allowGet(rw, r) {
 			return
 		}
-		h.servePathStyle(rw, r, path[1:], query)
+		h.servePathStyle(rw, r, target[1:])
 	case strings.HasPrefix(path, "/names/") || strings.HasPrefix(path, "/static/"):
 		rw.route = "/static/{path}"
 		if strings.HasPrefix(path, "/names/") {

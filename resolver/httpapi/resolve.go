@@ -136,14 +136,11 @@ func (h *handler) serveURIRes(rw *respWriter, r *http.Request) {
 	h.resolveName(rw, r, nr)
 }
 
-// servePathStyle is GET /<urn>: text is the rest of the path as sent and
-// query the request's query, which is the URN's own: an RFC 8141
-// r-component ("?+s=I2Ls") and q-component ("?=lang=en"), or the draft's
-// directive list ("?s=I2Ls&as-of=…", seed 003 §2.3).
-func (h *handler) servePathStyle(rw *respWriter, r *http.Request, text, query string) {
-	if query != "" {
-		text += "?" + query
-	}
+// servePathStyle is GET /<urn>: text is the request target as sent after
+// its first "/": the name, and in the query its RFC 8141 r-component
+// ("?+s=I2Ls") and q-component ("?=lang=en"), or the draft's directive
+// list ("?s=I2Ls&as-of=…", seed 003 §2.3).
+func (h *handler) servePathStyle(rw *respWriter, r *http.Request, text string) {
 	nr, p := h.parseNameRequest(r, text, "", 0)
 	if p != nil {
 		h.writeProblem(rw, r, p)
@@ -268,6 +265,18 @@ func (h *handler) resolveName(rw *respWriter, r *http.Request, nr nameRequest) {
 		rec, err = h.svc.Lookup(ctx, name)
 	}
 	if resolver.KindOf(err) == resolver.KindNotFound {
+		if nr.hasAsOf {
+			// Not as of that time: delegate only a name that has no
+			// record now either (one registered later is ours, and was
+			// simply not there yet).
+			if _, nerr := h.svc.Lookup(ctx, name); resolver.KindOf(nerr) != resolver.KindNotFound {
+				if nerr != nil {
+					err = nerr
+				}
+				h.fail(rw, r, err)
+				return
+			}
+		}
 		h.delegate(rw, r, nr, err)
 		return
 	}

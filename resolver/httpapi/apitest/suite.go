@@ -656,6 +656,11 @@ func testDelegation(t *testing.T, ns func(*testing.T) resolver.Store) {
 	f.Do("GET", "/"+lotr+"?+hops=50", "").Want(t, 303)
 	// No rule: 404. A bad count: 400.
 	f.Do("GET", "/urn:nbn:se:abc", "").Want(t, 404)
+	// As of a time before a name of ours existed: 404, not delegated.
+	f.Deleg.Route("urn:example:", "https://elsewhere.example/")
+	f.Do("GET", "/"+lotr+"?as-of=2000-01-01T00:00:00Z", "").Want(t, 404)
+	f.Do("GET", "/urn:example:tolkien-lotr?as-of=2000-01-01T00:00:00Z", "").Want(t, 404)
+	f.Do("GET", "/urn:example:not-ours?as-of=2000-01-01T00:00:00Z", "").Want(t, 307)
 	for _, h := range []string{"-1", "x", "1.5", "99999999999999999999"} {
 		p := f.Do("GET", "/urn:nbn:fi:abc?+hops="+h, "").Want(t, 400).Problem(t)
 		if p.Field != "hops" {
@@ -710,9 +715,13 @@ func testLimits(t *testing.T, ns func(*testing.T) resolver.Store) {
 	// Just under the limit is served.
 	ok := "urn:example:" + strings.Repeat("b", httpapi.DefaultMaxTarget-len("/urn:example:")-1)
 	f.Do("GET", "/"+ok, "").Want(t, 404)
+	p := f.Put(f.books, "urn:example:alias-long", `{"locations":[{"url":"https://example.org/x"}],"aliases":["`+long+`"]}`).Want(t, 414).Problem(t)
+	if p.Field != "aliases[0]" {
+		t.Fatalf("long alias: %+v", p)
+	}
 	// Bodies over 1 MiB: 413, whether announced or not.
 	big := `{"locations":[{"url":"https://example.org/x"}],"metadata":{"x":"` + strings.Repeat("y", httpapi.DefaultMaxBody) + `"}}`
-	p := f.Put(f.books, "urn:example:big", big).Want(t, 413).Problem(t)
+	p = f.Put(f.books, "urn:example:big", big).Want(t, 413).Problem(t)
 	if p.Limit != httpapi.DefaultMaxBody {
 		t.Fatalf("413: %+v", p)
 	}
