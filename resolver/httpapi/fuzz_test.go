@@ -23,12 +23,12 @@ import (
 // few authorities and records, served in process (the request bytes are
 // parsed by net/http's own reader, as the server would).
 type fuzzEnv struct {
-	h      http.Handler
-	svc    *resolver.Service
-	token  string // a maintainer of urn:example: and urn:isbn:
-	names  map[string]string // key of each registered name or alias → first location
-	admin  string
-	deleg  *apitest.Delegator
+	h     http.Handler
+	svc   *resolver.Service
+	token string            // a maintainer of urn:example: and urn:isbn:
+	names map[string]string // key of each registered name or alias → first location
+	admin string
+	deleg *apitest.Delegator
 }
 
 var fuzzNames = map[string]string{

@@ -112,7 +112,7 @@ func TestNegotiate(t *testing.T) {
 		{"text/uri-list;q=0.1, application/json;q=0.2", listOffers, mtJSON},
 		{"text/uri-list;q=0, */*", listOffers, mtJSON},
 		{"image/png", listOffers, ""},
-		{"text/uri-list;q=2", listOffers, ""},     // malformed weight: the range is ignored
+		{"text/uri-list;q=2", listOffers, ""},      // malformed weight: the range is ignored
 		{"text/uri-list;q=0.0001", listOffers, ""}, // four decimals
 		{"TEXT/URI-LIST", listOffers, mtURIList},
 		{"application/json;q=1.000", urcOffers, mtJSON},
