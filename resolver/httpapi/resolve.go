@@ -98,6 +98,30 @@ func lookupService(name string, fold bool) (string, kind, bool) {
 
 func (k kind) byLocation() bool { return k >= kLocNames }
 
+// Header values of every resolution answer, made once: a header set with
+// Header.Set costs an allocation per request, and these never change.
+// Nothing in net/http modifies a header value slice in place.
+var (
+	varyValue     = []string{"Accept, Accept-Datetime"}
+	serviceValues = func() map[string][]string {
+		m := make(map[string][]string, len(services))
+		for _, s := range services {
+			m[s.name] = []string{s.name}
+		}
+		return m
+	}()
+)
+
+// setServiceHeaders sets Vary (the answers depend on Accept and
+// Accept-Datetime) and Urikit-Service (the service that answered, which
+// for the path style may be the default one).
+func setServiceHeaders(hd http.Header, service string) {
+	hd["Vary"] = varyValue
+	if v, ok := serviceValues[service]; ok {
+		hd["Urikit-Service"] = v
+	}
+}
+
 // nameRequest is one request to resolve a name.
 type nameRequest struct {
 	text    string      // the URN as given, with its components
@@ -112,8 +136,7 @@ type nameRequest struct {
 
 // serveURIRes is GET /uri-res/<service>?<uri> (RFC 2169 §2): the query is
 // the URI exactly as written, percent-encodings and all.
-func (h *handler) serveURIRes(rw *respWriter, r *http.Request) {
-	svc := r.PathValue("service")
+func (h *handler) serveURIRes(rw *respWriter, r *http.Request, svc, query string) {
 	name, k, ok := lookupService(svc, true)
 	if !ok {
 		p := newProblem(http.StatusBadRequest, ptUnknownSvc,
@@ -123,7 +146,6 @@ func (h *handler) serveURIRes(rw *respWriter, r *http.Request) {
 		return
 	}
 	rw.service = name
-	_, _, query := requestTarget(r)
 	if k.byLocation() {
 		h.serveByLocation(rw, r, name, k, query)
 		return
@@ -245,8 +267,7 @@ func (h *handler) readContext(rw *respWriter, r *http.Request) (context.Context,
 // resolveName answers a name service.
 func (h *handler) resolveName(rw *respWriter, r *http.Request, nr nameRequest) {
 	hd := rw.Header()
-	hd.Set("Vary", "Accept, Accept-Datetime")
-	hd.Set("Urikit-Service", nr.service)
+	setServiceHeaders(hd, nr.service)
 	ctx, ok := h.readContext(rw, r)
 	if !ok {
 		return
@@ -264,7 +285,7 @@ func (h *handler) resolveName(rw *respWriter, r *http.Request, nr nameRequest) {
 	} else {
 		rec, err = h.svc.Lookup(ctx, name)
 	}
-	if resolver.KindOf(err) == resolver.KindNotFound {
+	if err != nil && resolver.KindOf(err) == resolver.KindNotFound {
 		if nr.hasAsOf {
 			// Not as of that time: delegate only a name that has no
 			// record now either (one registered later is ours, and was
@@ -468,8 +489,7 @@ func withQuery(loc, q string) string {
 // locations no longer stand for the resource.
 func (h *handler) serveByLocation(rw *respWriter, r *http.Request, service string, k kind, loc string) {
 	hd := rw.Header()
-	hd.Set("Vary", "Accept, Accept-Datetime")
-	hd.Set("Urikit-Service", service)
+	setServiceHeaders(hd, service)
 	if loc == "" {
 		h.writeProblem(rw, r, newProblem(http.StatusBadRequest, ptInvalid, "no URL given: the query is the URL, as in /uri-res/L2Ns?https://example.org/x").at("url", 0))
 		return
