@@ -51,8 +51,11 @@ func (h *handler) principal(rw *respWriter, r *http.Request) (resolver.Principal
 // are most often misspelt ones); an empty body is one when !allowEmpty.
 func (h *handler) decode(rw *respWriter, r *http.Request, v any, allowEmpty bool) bool {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
+		// application/x-www-form-urlencoded is what curl -d declares when
+		// told nothing else; the body is read as JSON all the same (a
+		// form cannot carry a token: no cross-site form can write here).
 		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || mt != mtJSON && !strings.HasSuffix(mt, "+json") {
+		if err != nil || mt != mtJSON && !strings.HasSuffix(mt, "+json") && mt != "application/x-www-form-urlencoded" {
 			h.writeProblem(rw, r, newProblem(http.StatusUnsupportedMediaType, ptMediaType,
 				"the body must be application/json, not "+strconv.Quote(truncate(ct, 64))).at("Content-Type", -1))
 			return false

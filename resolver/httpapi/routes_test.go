@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -137,6 +138,21 @@ func TestWithQuery(t *testing.T) {
 	} {
 		if got := withQuery(c.loc, c.q); got != c.want {
 			t.Errorf("withQuery(%q, %q) = %q, want %q", c.loc, c.q, got, c.want)
+		}
+	}
+}
+
+// TestProblemTypesDocumented: every problem type URI leads to a heading
+// of docs/httpapi.md (RFC 9457 §3.1.1: a type URI that is a locator
+// should lead to documentation of the type).
+func TestProblemTypesDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/httpapi.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for slug := range titles {
+		if !strings.Contains(string(doc), "\n#### "+slug+"\n") {
+			t.Errorf("docs/httpapi.md has no heading for problem type %s", slug)
 		}
 	}
 }

@@ -998,7 +998,13 @@ func testPutErrors(t *testing.T, ns func(*testing.T) resolver.Store) {
 		}
 	}
 	// A body that is not JSON: 415.
-	f.Do("PUT", "/api/v1/names/urn:example:e", `locations=x`, "Authorization", "Bearer "+f.books, "Content-Type", "application/x-www-form-urlencoded").Want(t, 415).Problem(t)
+	f.Do("PUT", "/api/v1/names/urn:example:e", `locations=x`, "Authorization", "Bearer "+f.books, "Content-Type", "text/plain").Want(t, 415).Problem(t)
+	f.Do("PUT", "/api/v1/names/urn:example:e", `x`, "Authorization", "Bearer "+f.books, "Content-Type", "multipart/form-data; boundary=x").Want(t, 415)
+	// curl -d declares a form; the body is JSON all the same.
+	p := f.Do("PUT", "/api/v1/names/urn:example:e", `locations=x`, "Authorization", "Bearer "+f.books, "Content-Type", "application/x-www-form-urlencoded").Want(t, 400).Problem(t)
+	if p.Field != "body" || p.Offset == nil || *p.Offset != 0 {
+		t.Fatalf("form body: %+v", p)
+	}
 	f.Do("PUT", "/api/v1/names/urn:example:e", loc("https://example.org/x"), "Authorization", "Bearer "+f.books, "Content-Type", "application/merge-patch+json").Want(t, 201)
 	// Nothing was written by the failed attempts.
 	f.Do("GET", "/api/v1/names/urn:example:e/history", "").Want(t, 200)
