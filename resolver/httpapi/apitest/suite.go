@@ -145,7 +145,7 @@ func testHTTP10(t *testing.T, ns func(*testing.T) resolver.Store) {
 	r := f.Raw("GET /uri-res/N2L?"+lotr+" HTTP/1.0\r\n\r\n").Want(t, 302)
 	wantHeader(t, r, "Location", "https://example.org/book")
 	f.Raw("GET /"+lotr+" HTTP/1.0\r\n\r\n").Want(t, 302)
-	r = f.Raw("GET /uri-res/N2L?"+lotr+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").Want(t, 303)
+	f.Raw("GET /uri-res/N2L?"+lotr+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").Want(t, 303)
 	f.Put(f.books, "urn:example:perm", `{"locations":[{"url":"https://example.org/p"}],"redirect":301}`).Want(t, 201)
 	f.Raw("GET /uri-res/N2L?urn:example:perm HTTP/1.0\r\n\r\n").Want(t, 301)
 	f.Put(f.books, "urn:example:temp", `{"locations":[{"url":"https://example.org/t"}],"redirect":307}`).Want(t, 201)
@@ -638,7 +638,7 @@ func testDelegation(t *testing.T, ns func(*testing.T) resolver.Store) {
 	if c.Service != "N2L" || c.Hops != 1 || c.Name != "URN:NBN:fi:abc-123" {
 		t.Fatalf("call %+v", c)
 	}
-	r = f.Do("GET", "/urn:nbn:fi:abc-123?s=I2Ls", "").Want(t, 307)
+	f.Do("GET", "/urn:nbn:fi:abc-123?s=I2Ls", "").Want(t, 307)
 	if c, _ := f.Deleg.Last(); c.Service != "I2Ls" || c.Hops != 1 {
 		t.Fatalf("call %+v", c)
 	}
@@ -1131,7 +1131,7 @@ func testPositions(t *testing.T, ns func(*testing.T) resolver.Store) {
 	if pos == "" {
 		t.Fatalf("a write's answer has no %s", httpapi.PositionHeader)
 	}
-	r = f.Do("GET", "/urn:example:pos", "", httpapi.PositionHeader, pos).Want(t, 303)
+	f.Do("GET", "/urn:example:pos", "", httpapi.PositionHeader, pos).Want(t, 303)
 	f.Do("GET", "/api/v1/names/urn:example:pos", "", httpapi.PositionHeader, pos).Want(t, 200)
 	r2 := f.Put(f.books, "urn:example:pos", loc("https://example.org/p2")).Want(t, 200)
 	if r2.Header.Get(httpapi.PositionHeader) == pos {
