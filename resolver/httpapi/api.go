@@ -10,6 +10,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -146,13 +147,15 @@ func (h *handler) pathID(rw *respWriter, r *http.Request, name string) (int64, b
 // wrote sets the read-your-writes position on the answer to a write that
 // succeeded. The write is durable whatever happens here, so a failure to
 // get the position is logged, never answered.
-func (h *handler) wrote(rw *respWriter, r *http.Request) {
-	pos, err := h.pos.Position(r.Context())
+func (h *handler) wrote(rw *respWriter, r *http.Request, position func(context.Context) (string, error)) {
+	pos, err := position(r.Context())
 	if err != nil {
 		h.log.LogAttrs(r.Context(), slog.LevelWarn, "no read-your-writes position", slog.String("error", err.Error()))
 		return
 	}
-	rw.Header().Set(PositionHeader, pos)
+	if pos != "" {
+		rw.Header().Set(PositionHeader, pos)
+	}
 }
 
 // withMember returns the JSON object obj with one more member.
@@ -206,12 +209,13 @@ func (h *handler) createAuthority(rw *respWriter, r *http.Request) {
 	if !h.decode(rw, r, &in, false) {
 		return
 	}
-	a, tok, err := h.svc.CreateAuthority(r.Context(), p, in.Name, in.Prefixes)
+	wctx, position := h.pos.Track(r.Context())
+	a, tok, err := h.svc.CreateAuthority(wctx, p, in.Name, in.Prefixes)
 	if err != nil {
 		h.fail(rw, r, err)
 		return
 	}
-	h.wrote(rw, r)
+	h.wrote(rw, r, position)
 	rw.Header().Set("Location", "/api/v1/authorities/"+strconv.FormatInt(a.ID, 10))
 	writeRaw(rw, http.StatusCreated, withMember(mustJSON(a), "token", tok))
 }
@@ -273,12 +277,13 @@ func (h *handler) addToken(rw *respWriter, r *http.Request) {
 	if !h.decode(rw, r, &in, true) {
 		return
 	}
-	t, tok, err := h.svc.AddToken(r.Context(), p, id, in.Label)
+	wctx, position := h.pos.Track(r.Context())
+	t, tok, err := h.svc.AddToken(wctx, p, id, in.Label)
 	if err != nil {
 		h.fail(rw, r, err)
 		return
 	}
-	h.wrote(rw, r)
+	h.wrote(rw, r, position)
 	rw.Header().Set("Location", fmt.Sprintf("/api/v1/authorities/%d/tokens/%d", id, t.ID))
 	writeRaw(rw, http.StatusCreated, withMember(mustJSON(t), "token", tok))
 }
@@ -297,11 +302,12 @@ func (h *handler) revokeToken(rw *respWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := h.svc.RevokeToken(r.Context(), p, id, tid); err != nil {
+	wctx, position := h.pos.Track(r.Context())
+	if err := h.svc.RevokeToken(wctx, p, id, tid); err != nil {
 		h.fail(rw, r, err)
 		return
 	}
-	h.wrote(rw, r)
+	h.wrote(rw, r, position)
 	rw.WriteHeader(http.StatusNoContent)
 }
 
@@ -324,12 +330,13 @@ func (h *handler) transferAuthority(rw *respWriter, r *http.Request) {
 	if !h.decode(rw, r, &in, false) {
 		return
 	}
-	a, tok, err := h.svc.TransferAuthority(r.Context(), p, id, in.Name)
+	wctx, position := h.pos.Track(r.Context())
+	a, tok, err := h.svc.TransferAuthority(wctx, p, id, in.Name)
 	if err != nil {
 		h.fail(rw, r, err)
 		return
 	}
-	h.wrote(rw, r)
+	h.wrote(rw, r, position)
 	writeRaw(rw, http.StatusOK, withMember(mustJSON(a), "token", tok))
 }
 
@@ -378,12 +385,13 @@ func (h *handler) putName(rw *respWriter, r *http.Request) {
 			"the body's urn "+strconv.Quote(truncate(*in.URN, 256))+" is not the name in the path").at("urn", -1))
 		return
 	}
-	rec, created, err := h.svc.Put(r.Context(), p, name, in.RecordInput)
+	wctx, position := h.pos.Track(r.Context())
+	rec, created, err := h.svc.Put(wctx, p, name, in.RecordInput)
 	if err != nil {
 		h.fail(rw, r, err)
 		return
 	}
-	h.wrote(rw, r)
+	h.wrote(rw, r, position)
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated
@@ -480,12 +488,13 @@ func (h *handler) withdrawName(rw *respWriter, r *http.Request) {
 	if !h.decode(rw, r, &in, true) {
 		return
 	}
-	rec, err := h.svc.Withdraw(r.Context(), p, r.PathValue("urn"), in.Reason, in.Successor)
+	wctx, position := h.pos.Track(r.Context())
+	rec, err := h.svc.Withdraw(wctx, p, r.PathValue("urn"), in.Reason, in.Successor)
 	if err != nil {
 		h.fail(rw, r, err)
 		return
 	}
-	h.wrote(rw, r)
+	h.wrote(rw, r, position)
 	writeJSON(rw, http.StatusOK, rec)
 }
 
@@ -528,12 +537,13 @@ func (h *handler) addRule(rw *respWriter, r *http.Request) {
 	if !h.decode(rw, r, &in, false) {
 		return
 	}
-	rule, err := h.svc.AddRule(r.Context(), p, in.Prefix, in.Target)
+	wctx, position := h.pos.Track(r.Context())
+	rule, err := h.svc.AddRule(wctx, p, in.Prefix, in.Target)
 	if err != nil {
 		h.fail(rw, r, err)
 		return
 	}
-	h.wrote(rw, r)
+	h.wrote(rw, r, position)
 	rw.Header().Set("Location", "/api/v1/rules/"+strconv.FormatInt(rule.ID, 10))
 	writeJSON(rw, http.StatusCreated, rule)
 }
@@ -567,10 +577,11 @@ func (h *handler) removeRule(rw *respWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := h.svc.RemoveRule(r.Context(), p, id); err != nil {
+	wctx, position := h.pos.Track(r.Context())
+	if err := h.svc.RemoveRule(wctx, p, id); err != nil {
 		h.fail(rw, r, err)
 		return
 	}
-	h.wrote(rw, r)
+	h.wrote(rw, r, position)
 	rw.WriteHeader(http.StatusNoContent)
 }

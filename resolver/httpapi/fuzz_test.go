@@ -223,8 +223,10 @@ func FuzzResolve(f *testing.F) {
 			if a.Code != 303 || a.Header().Get("Location") != want {
 				t.Fatalf("%q (key %q) answers %d %q, want 303 %q", name, req.URN.Key(), a.Code, a.Header().Get("Location"), want)
 			}
-		case a.Code == 303:
+		case a.Code == 303 && a.Header().Get("Urikit-Referral") == "":
 			t.Fatalf("%q (key %q) resolves to %q but no such name was registered", name, req.URN.Key(), a.Header().Get("Location"))
+		case a.Code == 303 && !strings.EqualFold(req.URN.NID(), "nbn"):
+			t.Fatalf("%q delegated to %q, but only urn:nbn: has a rule", name, a.Header().Get("Location"))
 		}
 	})
 }

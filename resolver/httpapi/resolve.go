@@ -209,9 +209,10 @@ func (h *handler) parseNameRequest(r *http.Request, text, service string, k kind
 	// 10's loop detection; RFC 8141 §2.3.1 reserves the r-component for
 	// resolvers, and equivalence ignores it).
 	if v, ok := d.Get("hops"); ok {
+		// 1 to 9 decimal digits, as resolver/federate writes and reads it.
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 1<<20 {
-			return nr, newProblem(http.StatusBadRequest, ptInvalid, "hops must be a small non-negative integer, not "+strconv.Quote(truncate(v, 32))).at("hops", -1)
+		if err != nil || len(v) > 9 || strings.Trim(v, "0123456789") != "" {
+			return nr, newProblem(http.StatusBadRequest, ptInvalid, "hops must be 1 to 9 decimal digits, not "+strconv.Quote(truncate(v, 32))).at("hops", -1)
 		}
 		nr.hops = n
 	}
@@ -392,12 +393,9 @@ func (h *handler) delegate(rw *respWriter, r *http.Request, nr nameRequest, notF
 		return
 	}
 	rw.Header().Set("Urikit-Referral", ref.Via)
-	code := http.StatusTemporaryRedirect // the rules may change: temporary
-	if !r.ProtoAtLeast(1, 1) {
-		code = http.StatusFound
-	}
-	rw.Header().Set("Location", ref.URL)
-	rw.WriteHeader(code)
+	// The other resolver answers the request: 303 See Other, as RFC 2169
+	// §3.1 answers a resolved name (302 for HTTP/1.0).
+	h.redirect(rw, r, ref.URL, http.StatusSeeOther)
 }
 
 // redirect answers with a redirect to loc with the record's status. RFC

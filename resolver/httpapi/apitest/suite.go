@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/client"
 	"github.com/urikit/urikit/resolver/httpapi"
 )
 
@@ -52,6 +53,7 @@ func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
 		{"Pages", testPages},
 		{"Recover", testRecover},
 		{"OpenAPIRoutesAnswer", testOpenAPI},
+		{"GoClient", testGoClient},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore) })
@@ -631,22 +633,23 @@ func testDelegation(t *testing.T, ns func(*testing.T) resolver.Store) {
 	f := newFixture(t, ns)
 	f.Deleg.Route("urn:nbn:fi:", "https://resolver.example/")
 	// No record, a rule: redirect there, with the hop count one up.
-	r := f.Do("GET", "/uri-res/N2L?URN:NBN:fi:abc-123", "").Want(t, 307)
+	r := f.Do("GET", "/uri-res/N2L?URN:NBN:fi:abc-123", "").Want(t, 303)
 	wantHeader(t, r, "Location", "https://resolver.example/uri-res/N2L?URN:NBN:fi:abc-123?+hops=1")
 	wantHeader(t, r, "Urikit-Referral", "rule")
 	c, _ := f.Deleg.Last()
 	if c.Service != "N2L" || c.Hops != 1 || c.Name != "URN:NBN:fi:abc-123" {
 		t.Fatalf("call %+v", c)
 	}
-	f.Do("GET", "/urn:nbn:fi:abc-123?s=I2Ls", "").Want(t, 307)
+	f.Do("GET", "/urn:nbn:fi:abc-123?s=I2Ls", "").Want(t, 303)
 	if c, _ := f.Deleg.Last(); c.Service != "I2Ls" || c.Hops != 1 {
 		t.Fatalf("call %+v", c)
 	}
-	r = f.Do("GET", "/urn:nbn:fi:abc-123?+hops=3&s=I2C", "").Want(t, 307)
+	r = f.Do("GET", "/urn:nbn:fi:abc-123?+hops=3&s=I2C", "").Want(t, 303)
 	wantHeader(t, r, "Location", "https://resolver.example/uri-res/I2C?urn:nbn:fi:abc-123?+hops=4")
 	f.Raw("GET /uri-res/N2L?urn:nbn:fi:abc HTTP/1.0\r\n\r\n").Want(t, 302)
 	// Loops: a request delegated MaxHops times is not delegated again.
-	f.Do("GET", "/uri-res/N2L?urn:nbn:fi:abc?+hops=7", "").Want(t, 307)
+	f.Do("GET", "/uri-res/N2L?urn:nbn:fi:abc?+hops=7", "").Want(t, 303)
+	f.Do("GET", "/uri-res/N2L?urn:nbn:fi:abc?+hops=007", "").Want(t, 303)
 	p := f.Do("GET", "/uri-res/N2L?urn:nbn:fi:abc?+hops=8", "").Want(t, 508).Problem(t)
 	if p.Limit != httpapi.DefaultMaxHops {
 		t.Fatalf("508: %+v", p)
@@ -660,8 +663,8 @@ func testDelegation(t *testing.T, ns func(*testing.T) resolver.Store) {
 	f.Deleg.Route("urn:example:", "https://elsewhere.example/")
 	f.Do("GET", "/"+lotr+"?as-of=2000-01-01T00:00:00Z", "").Want(t, 404)
 	f.Do("GET", "/urn:example:tolkien-lotr?as-of=2000-01-01T00:00:00Z", "").Want(t, 404)
-	f.Do("GET", "/urn:example:not-ours?as-of=2000-01-01T00:00:00Z", "").Want(t, 307)
-	for _, h := range []string{"-1", "x", "1.5", "99999999999999999999"} {
+	f.Do("GET", "/urn:example:not-ours?as-of=2000-01-01T00:00:00Z", "").Want(t, 303)
+	for _, h := range []string{"-1", "x", "1.5", "+3", "", "1234567890"} {
 		p := f.Do("GET", "/urn:nbn:fi:abc?+hops="+h, "").Want(t, 400).Problem(t)
 		if p.Field != "hops" {
 			t.Fatalf("hops=%s: %+v", h, p)
@@ -673,7 +676,7 @@ func testDelegation(t *testing.T, ns func(*testing.T) resolver.Store) {
 	// Another hop limit.
 	g := newFixture(t, ns, func(o *httpapi.Options) { o.MaxHops = 2 })
 	g.Deleg.Route("urn:nbn:fi:", "https://resolver.example/")
-	g.Do("GET", "/urn:nbn:fi:abc?+hops=1", "").Want(t, 307)
+	g.Do("GET", "/urn:nbn:fi:abc?+hops=1", "").Want(t, 303)
 	g.Do("GET", "/urn:nbn:fi:abc?+hops=2", "").Want(t, 508)
 	// Without a Delegator: 404.
 	h := newFixture(t, ns, func(o *httpapi.Options) { o.Delegator = nil })
@@ -1249,7 +1252,7 @@ func testRecover(t *testing.T, ns func(*testing.T) resolver.Store) {
 		t.Fatalf("the panic was not logged: %s", f.Logs.String())
 	}
 	f.Deleg.Panic = false
-	f.Do("GET", "/urn:nbn:fi:boom", "").Want(t, 307)
+	f.Do("GET", "/urn:nbn:fi:boom", "").Want(t, 303)
 }
 
 // testOpenAPI: every operation of the OpenAPI document answers on the
@@ -1287,5 +1290,85 @@ func testOpenAPI(t *testing.T, ns func(*testing.T) resolver.Store) {
 	}
 	if n < 20 {
 		t.Fatalf("only %d operations in the document", n)
+	}
+}
+
+// testGoClient drives the API with resolver/client, the Go client urikit's
+// commands use: the two must agree on paths, bodies and errors.
+func testGoClient(t *testing.T, ns func(*testing.T) resolver.Store) {
+	e := NewEnv(t, ns)
+	ctx := t.Context()
+	admin := client.New(e.URL, AdminToken)
+	a, err := admin.CreateAuthority(ctx, "Client", []string{"urn:example:"})
+	if err != nil || a.ID == 0 || a.Token == "" {
+		t.Fatalf("create authority: %+v %v", a, err)
+	}
+	m := client.New(e.URL, a.Token)
+	name := "urn:example:c/../d%2F?x" // "?" inside a path segment only; not a valid name
+	if _, _, err := m.Put(ctx, name, resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.org/c"}}}); resolver.KindOf(err) != resolver.KindInvalid {
+		t.Fatalf("put of an invalid name: %v", err)
+	}
+	name = "urn:example:c/../d%2F"
+	rec, created, err := m.Put(ctx, name, resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.org/c"}}, Aliases: []string{"urn:example:c-alias"}})
+	if err != nil || !created || rec.URN != name {
+		t.Fatalf("put: %+v %v %v", rec, created, err)
+	}
+	if _, created, err := m.Put(ctx, "URN:EXAMPLE:c/../d%2f", resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.org/c2"}}}); err != nil || created {
+		t.Fatalf("replace: %v %v", created, err)
+	}
+	got, err := m.Get(ctx, "urn:example:c-alias")
+	if resolver.KindOf(err) != resolver.KindNotFound {
+		t.Fatalf("dropped alias: %+v %v", got, err)
+	}
+	got, err = client.New(e.URL, "").Get(ctx, name)
+	if err != nil || got.Locations[0].URL != "https://example.org/c2" {
+		t.Fatalf("get: %+v %v", got, err)
+	}
+	_, _, err = m.Put(ctx, "urn:example:other", resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.org/o"}}, Aliases: []string{"urn:example:c-alias"}})
+	var re *resolver.Error
+	if !errors.As(err, &re) || re.Kind != resolver.KindConflict || re.Record != name {
+		t.Fatalf("conflict: %v", err)
+	}
+	_, _, err = m.Put(ctx, "urn:example:bad", resolver.RecordInput{Locations: []resolver.Location{{URL: "no uri"}}})
+	if !errors.As(err, &re) || re.Kind != resolver.KindInvalid || re.Field != "locations[0].url" || re.Offset != 2 {
+		t.Fatalf("invalid: %#v", err)
+	}
+	if _, err := m.Withdraw(ctx, name, "gone", "https://example.org/next"); err != nil {
+		t.Fatal(err)
+	}
+	h, err := m.History(ctx, name)
+	if err != nil || len(h) != 3 || h[2].Action != "name.withdraw" || len(h[2].Hash) != 32 {
+		t.Fatalf("history: %+v %v", h, err)
+	}
+	tok, err := m.AddToken(ctx, a.ID, "second")
+	if err != nil || tok.Token == "" {
+		t.Fatalf("add token: %+v %v", tok, err)
+	}
+	if err := client.New(e.URL, tok.Token).RevokeToken(ctx, a.ID, tok.ID); err != nil {
+		t.Fatalf("revoke: %v", err)
+	}
+	if _, toks, err := m.Authority(ctx, a.ID); err != nil || len(toks) != 2 || toks[1].Revoked == nil {
+		t.Fatalf("authority: %+v %v", toks, err)
+	}
+	if _, err := m.Authorities(ctx); resolver.KindOf(err) != resolver.KindForbidden {
+		t.Fatalf("maintainer lists authorities: %v", err)
+	}
+	r, err := admin.AddRule(ctx, "urn:nbn:fi:", "https://resolver.example/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs, err := admin.Rules(ctx); err != nil || len(rs) != 1 {
+		t.Fatalf("rules: %+v %v", rs, err)
+	}
+	if err := admin.RemoveRule(ctx, r.ID); err != nil {
+		t.Fatal(err)
+	}
+	na, err := admin.TransferAuthority(ctx, a.ID, "New owner")
+	if err != nil || na.Token == "" || na.Name != "New owner" {
+		t.Fatalf("transfer: %+v %v", na, err)
+	}
+	e.Down.Store(true)
+	if _, err := m.Get(ctx, "urn:example:never"); resolver.KindOf(err) != resolver.KindUnavailable {
+		t.Fatalf("store down: %v", err)
 	}
 }
