@@ -212,6 +212,15 @@ func testLocationLists(t *testing.T, ns func(*testing.T) resolver.Store) {
 	if !strings.Contains(r.Body, `<LI><A HREF="https://example.org/book.pdf">https://example.org/book.pdf</A>`) {
 		t.Fatalf("HTML list: %s", r.Body)
 	}
+	if !strings.Contains(r.Header.Get("Content-Security-Policy"), "default-src 'none'") {
+		t.Fatalf("HTML without a Content-Security-Policy")
+	}
+	// A location that is a script is not made a link.
+	f.Put(f.books, "urn:example:js", loc("javascript:alert(1)")).Want(t, 201)
+	r = f.Do("GET", "/uri-res/I2Ls?urn:example:js", "", "Accept", browserAccept).Want(t, 200)
+	if strings.Contains(r.Body, `HREF="javascript:`) {
+		t.Fatalf("script link: %s", r.Body)
+	}
 	// Nothing acceptable: 406.
 	f.Do("GET", "/uri-res/I2Ls?"+lotr, "", "Accept", "image/png").Want(t, 406).Problem(t)
 	f.Do("GET", "/uri-res/I2Ls?"+lotr, "", "Accept", "text/uri-list;q=0, application/json;q=0").Want(t, 406)
