@@ -106,7 +106,9 @@ func TestVersionPositions(t *testing.T) {
 	if res.StatusCode != 303 {
 		t.Fatalf("read: %d", res.StatusCode)
 	}
-	res = do("GET", "/api/v1/names/urn:example:x", "", httpapi.PositionHeader, "4")
+	if res = do("GET", "/api/v1/names/urn:example:x", "", httpapi.PositionHeader, "4"); res.StatusCode != 200 {
+		t.Fatalf("API read: %d", res.StatusCode)
+	}
 	st.mu.Lock()
 	seen := append([]int64(nil), st.minSeen...)
 	st.mu.Unlock()
