@@ -1,6 +1,10 @@
 package uri
 
-import "math"
+import (
+	"math"
+
+	"github.com/urikit/urikit/internal/ascii"
+)
 
 // Parser holds parsing options. The zero Parser is strict RFC 3986; the
 // package-level functions use it.
@@ -185,14 +189,7 @@ func checkPct(s string, i int) error {
 
 // pctEnd returns -1 when s[i:] starts with a valid pct-encoded, else the
 // offset of the first byte that breaks it (len(s) when s ends too early).
-func pctEnd(s string, i int) int {
-	for j := i + 1; j <= i+2; j++ {
-		if j >= len(s) || !is(s[j], cHex) {
-			return j
-		}
-	}
-	return -1
-}
+func pctEnd(s string, i int) int { return ascii.PctEnd(s, i) }
 
 // parseAuthority parses s[a:e] (§3.2):
 //

@@ -2,6 +2,8 @@ package urn
 
 import (
 	"strings"
+
+	"github.com/urikit/urikit/internal/ascii"
 )
 
 // Legacy is a URN in the five-component form of the October 1993 draft
@@ -30,7 +32,7 @@ var legacySchemes = [...]string{"IANA", "ISBN_Publisher_ID", "ISSN"}
 func ParseLegacy(s string) (Legacy, error) {
 	const prefix = "<URN:"
 	for i := 0; i < len(prefix); i++ {
-		if i == len(s) || lower(s[i]) != lower(prefix[i]) {
+		if i == len(s) || ascii.ToLower(s[i]) != ascii.ToLower(prefix[i]) {
 			return Legacy{}, errorf(s, i, `legacy URN must start with "<URN:"`)
 		}
 	}
@@ -44,7 +46,7 @@ func ParseLegacy(s string) (Legacy, error) {
 		for ; i < len(s); i++ {
 			c := s[i]
 			switch {
-			case class[c]&cXalpha != 0:
+			case isXalpha(c):
 			case c == '\\':
 				if i+1 == len(s) {
 					return Legacy{}, errorf(s, len(s), `"\" at end of input`)
@@ -165,4 +167,10 @@ func (l Legacy) Equal(m Legacy) bool {
 		strings.EqualFold(l.Scheme, m.Scheme) &&
 		l.Authority == m.Authority &&
 		strings.EqualFold(l.Opaque, m.Opaque)
+}
+
+// isXalpha reports whether c is one of the 1993 draft's xalpha characters
+// that need no escape: letters, digits, "-", "_", "." and "@".
+func isXalpha(c byte) bool {
+	return class[c]&cAlnum != 0 || c == '-' || c == '_' || c == '.' || c == '@'
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/urikit/urikit/internal/ascii"
 )
 
 // Namespace is the namespace-specific knowledge of one NID: the syntax its
@@ -47,7 +49,7 @@ func LookupNamespace(nid string) (Namespace, bool) {
 	if len(nid) > len(buf) {
 		return nil, false
 	}
-	ns, ok := namespaces[string(appendLower(buf[:0], nid))]
+	ns, ok := namespaces[string(ascii.AppendLower(buf[:0], nid))]
 	return ns, ok
 }
 
@@ -219,4 +221,4 @@ func Compare(a, b URN, level Level) Comparison {
 	return Comparison{Rule: fmt.Sprintf("%s (%s): %s; keys differ: %s vs %s", ns.NID(), ns.Reference(), ns.Rule(), ka, kb)}
 }
 
-func lowerString(s string) string { return string(appendLower(nil, s)) }
+func lowerString(s string) string { return ascii.LowerString(s) }

@@ -11,6 +11,8 @@ package urn
 
 import (
 	"strings"
+
+	"github.com/urikit/urikit/internal/ascii"
 )
 
 // URN is a parsed RFC 8141 namestring: "urn:" NID ":" NSS, with optional
@@ -38,36 +40,17 @@ const (
 	flagNSSLowHex       // the NSS has lower-case hex in a percent-encoding
 )
 
-// Character classes (RFC 3986 Appendix A, as used by RFC 8141 §2).
+// Character classes (RFC 3986 Appendix A, as used by RFC 8141 §2): the
+// table is internal/ascii's, shared with packages uri and extract.
 const (
-	cAlnum  uint8 = 1 << iota // ALPHA / DIGIT
-	cLDH                      // alphanum / "-" (RFC 8141 §2 ldh)
-	cPchar                    // unreserved / sub-delims / ":" / "@" (pct-encoded handled apart)
-	cHex                      // HEXDIG
-	cUpper                    // A-Z
-	cXalpha                   // 1993 draft xalpha: letters, digits, - _ . @
+	cAlnum = ascii.Alnum // ALPHA / DIGIT
+	cLDH   = ascii.LDH   // alphanum / "-" (RFC 8141 §2 ldh)
+	cPchar = ascii.Pchar // unreserved / sub-delims / ":" / "@" (pct-encoded handled apart)
+	cHex   = ascii.Hex   // HEXDIG
+	cUpper = ascii.Upper // A-Z
 )
 
-var class = func() (t [256]uint8) {
-	for c := 'a'; c <= 'z'; c++ {
-		t[c] |= cAlnum | cLDH | cPchar | cXalpha
-		t[c-'a'+'A'] |= cAlnum | cLDH | cPchar | cUpper | cXalpha
-	}
-	for c := '0'; c <= '9'; c++ {
-		t[c] |= cAlnum | cLDH | cPchar | cHex | cXalpha
-	}
-	for _, c := range "abcdefABCDEF" {
-		t[c] |= cHex
-	}
-	t['-'] |= cLDH | cXalpha
-	for _, c := range "-._~!$&'()*+,;=:@" {
-		t[c] |= cPchar
-	}
-	for _, c := range "_.@" {
-		t[c] |= cXalpha
-	}
-	return t
-}()
+var class = ascii.Table
 
 // maxLen bounds the input so that offsets fit in uint32.
 const maxLen = 1<<32 - 1
@@ -346,16 +329,7 @@ func (u URN) DecodedNSS() string {
 	if u.flags&flagPct == 0 {
 		return nss
 	}
-	b := make([]byte, 0, len(nss))
-	for i := 0; i < len(nss); i++ {
-		if nss[i] == '%' {
-			b = append(b, unhex(nss[i+1])<<4|unhex(nss[i+2]))
-			i += 2
-			continue
-		}
-		b = append(b, nss[i])
-	}
-	return string(b)
+	return ascii.Decode(nss)
 }
 
 // AssignedName returns "urn:" NID ":" NSS as written, without the r-, q-
@@ -420,9 +394,9 @@ func (u URN) AppendCanonical(b []byte) []byte {
 		return b
 	}
 	b = append(b, "urn:"...)
-	b = appendLower(b, u.NID())
+	b = ascii.AppendLower(b, u.NID())
 	b = append(b, ':')
-	return appendUpperHex(b, u.NSS())
+	return ascii.AppendUpperPct(b, u.NSS())
 }
 
 // Equal reports whether u and v are URN-equivalent per RFC 8141 §3.1:
@@ -455,61 +429,12 @@ func (u URN) Equal(v URN) bool {
 	return true
 }
 
-func appendLower(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if class[c]&cUpper != 0 {
-			c += 'a' - 'A'
-		}
-		b = append(b, c)
-	}
-	return b
-}
-
-// appendUpperHex appends s with the hex digits of its percent-encodings in
-// upper case (RFC 3986 §6.2.2.1).
-func appendUpperHex(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		b = append(b, c)
-		if c == '%' && i+2 < len(s) {
-			b = append(b, upper(s[i+1]), upper(s[i+2]))
-			i += 2
-		}
-	}
-	return b
-}
-
-func upper(c byte) byte {
-	if 'a' <= c && c <= 'z' {
-		return c - ('a' - 'A')
-	}
-	return c
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + ('a' - 'A')
-	}
-	return c
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c >= 'a':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
-}
-
 func quoteByte(c byte) string {
 	switch {
 	case c == '\'':
 		return `"'"`
 	case c < 0x20 || c >= 0x7f:
-		return "0x" + string("0123456789ABCDEF"[c>>4]) + string("0123456789ABCDEF"[c&15])
+		return "0x" + string(ascii.UpperHex[c>>4]) + string(ascii.UpperHex[c&15])
 	}
 	return "'" + string(c) + "'"
 }
