@@ -56,7 +56,7 @@ const reasonBaseNotAbsolute = "the base of a resolution must be an absolute URI 
 // AppendResolved appends the resolution of ref against base to dst.
 func AppendResolved(dst []byte, base, ref URI, opts ResolveOption) ([]byte, error) {
 	if !base.HasScheme() {
-		return dst, errAt(base.s, 0, reasonBaseNotAbsolute)
+		return dst, errAt(ErrNotAbsolute, base.s, 0, reasonBaseNotAbsolute)
 	}
 	if opts&RFC2396 != 0 {
 		return appendResolved2396(dst, base, ref), nil

@@ -58,7 +58,7 @@ func ParseUserInput(s string, opts ...UserInputOption) (URI, error) {
 		o(&cfg)
 	}
 	if i := invalidUTF8(s); i >= 0 {
-		return URI{}, errAt(s, i, "invalid UTF-8")
+		return URI{}, errAt(ErrInvalidText, s, i, "invalid UTF-8")
 	}
 	t := newTracked(s)
 	if err := t.unwrap(); err != nil {
@@ -66,11 +66,11 @@ func ParseUserInput(s string, opts ...UserInputOption) (URI, error) {
 	}
 	t.dropLineBreaks()
 	if len(t.b) == 0 {
-		return URI{}, errAt(s, len(s), "empty input")
+		return URI{}, errAt(ErrInvalidText, s, len(s), "empty input")
 	}
 	for i, c := range t.b {
 		if c < 0x20 && !isSpaceByte(c) || c == 0x7f {
-			return URI{}, t.err(i, "control character in the input")
+			return URI{}, t.err(ErrInvalidText, i, "control character in the input")
 		}
 	}
 
@@ -85,7 +85,7 @@ func ParseUserInput(s string, opts ...UserInputOption) (URI, error) {
 	case n > 0 && portLike(t.b[n+1:]):
 		name := string(t.b[:n])
 		if abbreviated(name) == "" {
-			return URI{}, t.err(0, `"`+name+":"+leadingDigits(t.b[n+1:])+`" reads both as the scheme "`+name+
+			return URI{}, t.err(ErrAmbiguous, 0, `"`+name+":"+leadingDigits(t.b[n+1:])+`" reads both as the scheme "`+name+
 				`" and as a host and port; write the scheme (e.g. http://`+name+":"+leadingDigits(t.b[n+1:])+`) if a host and port are meant`)
 		}
 		out = append(out, abbreviated(name)...)
@@ -93,7 +93,7 @@ func ParseUserInput(s string, opts ...UserInputOption) (URI, error) {
 		out = append(out, t.b[:n+1]...)
 		rest = n + 1
 	case hasPrefixAt(t.b, 0, "//"):
-		return URI{}, t.err(0, "a network-path reference (//host) has no scheme; write the scheme that is meant")
+		return URI{}, t.err(ErrAmbiguous, 0, "a network-path reference (//host) has no scheme; write the scheme that is meant")
 	default:
 		host := t.b
 		if k := indexAny(host, "/?#"); k >= 0 {
@@ -101,7 +101,7 @@ func ParseUserInput(s string, opts ...UserInputOption) (URI, error) {
 		}
 		sch := abbreviated(string(host))
 		if sch == "" {
-			return URI{}, t.err(0, "no scheme, and not an abbreviated form (www.… or ftp.…, RFC 3986 draft Appendix F); write the scheme (http://, https://, …)")
+			return URI{}, t.err(ErrAmbiguous, 0, "no scheme, and not an abbreviated form (www.… or ftp.…, RFC 3986 draft Appendix F); write the scheme (http://, https://, …)")
 		}
 		out = append(out, sch...)
 	}
@@ -141,7 +141,7 @@ func ParseUserInput(s string, opts ...UserInputOption) (URI, error) {
 	u, err := Parse(string(out))
 	if err != nil {
 		e := err.(*Error)
-		return URI{}, errAt(s, t.orig(0), "the cleaned text "+quote(e.Input)+" is not a URI: "+e.Reason)
+		return URI{}, errAt(e.Kind, s, t.orig(0), "the cleaned text "+quote(e.Input)+" is not a URI: "+e.Reason)
 	}
 	return u, nil
 }
@@ -169,7 +169,9 @@ func (t *tracked) orig(i int) int {
 	return len(t.s)
 }
 
-func (t *tracked) err(i int, reason string) error { return errAt(t.s, t.orig(i), reason) }
+func (t *tracked) err(kind error, i int, reason string) error {
+	return errAt(kind, t.s, t.orig(i), reason)
+}
 
 func (t *tracked) cut(from, to int) {
 	t.b, t.pos = t.b[from:to], t.pos[from:to]
@@ -222,11 +224,11 @@ func (t *tracked) unwrap() error {
 		}
 		for _, p := range delimiterPairs {
 			if strings.HasPrefix(b, p[0]) {
-				return t.err(0, "opening "+quote(p[0])+" without its closing "+quote(p[1]))
+				return t.err(ErrInvalidText, 0, "opening "+quote(p[0])+" without its closing "+quote(p[1]))
 			}
 			// a final apostrophe is a URI character
 			if p[1] != "'" && strings.HasSuffix(b, p[1]) {
-				return t.err(len(b)-len(p[1]), "closing "+quote(p[1])+" without its opening "+quote(p[0]))
+				return t.err(ErrInvalidText, len(b)-len(p[1]), "closing "+quote(p[1])+" without its opening "+quote(p[0]))
 			}
 		}
 		return nil
@@ -260,18 +262,18 @@ func (t *tracked) authority(out []byte, a, e int, mapHost HostMapper) ([]byte, e
 	h := a
 	if k := indexByteFrom(t.b[:e], '@', a); k >= 0 {
 		if indexByteFrom(t.b[:e], '@', k+1) >= 0 {
-			return nil, t.err(indexByteFrom(t.b[:e], '@', k+1), "two '@' in the authority: which one ends the userinfo?")
+			return nil, t.err(ErrAmbiguous, indexByteFrom(t.b[:e], '@', k+1), "two '@' in the authority: which one ends the userinfo?")
 		}
 		for j := a; j < k; j++ {
 			c := t.b[j]
 			switch {
 			case isSpaceByte(c):
-				return nil, t.err(j, "whitespace in the userinfo")
+				return nil, t.err(ErrInvalidUserinfo, j, "whitespace in the userinfo")
 			case c >= 0x80:
 				out = append(out, '%', upperHex[c>>4], upperHex[c&15])
 			case c == '%':
 				if pctEnd(string(t.b[:e]), j) >= 0 {
-					return nil, t.err(j, "'%' not followed by two hex digits (write %25 for a literal '%')")
+					return nil, t.err(ErrAmbiguous, j, "'%' not followed by two hex digits (write %25 for a literal '%')")
 				}
 				out = append(out, c)
 			default:
@@ -292,19 +294,19 @@ func (t *tracked) authority(out []byte, a, e int, mapHost HostMapper) ([]byte, e
 	host := t.b[h:hostEnd]
 	for j, c := range host {
 		if isSpaceByte(c) {
-			return nil, t.err(h+j, "whitespace in the host")
+			return nil, t.err(ErrInvalidHost, h+j, "whitespace in the host")
 		}
 		if c == '\\' {
-			return nil, t.err(h+j, "backslash in the host (a '/' was probably meant; not guessed)")
+			return nil, t.err(ErrAmbiguous, h+j, "backslash in the host (a '/' was probably meant; not guessed)")
 		}
 	}
 	if !isASCII(host) {
 		if mapHost == nil {
-			return nil, t.err(h, "internationalized host name "+quote(string(host))+" needs IDNA (use a HostMapper such as extract.IDNAHost)")
+			return nil, t.err(ErrInvalidHost, h, "internationalized host name "+quote(string(host))+" needs IDNA (use a HostMapper such as extract.IDNAHost)")
 		}
 		m, err := mapHost(string(host))
 		if err != nil {
-			return nil, t.err(h, "host "+quote(string(host))+": "+err.Error())
+			return nil, t.err(ErrInvalidHost, h, "host "+quote(string(host))+": "+err.Error())
 		}
 		out = append(out, m...)
 	} else {
@@ -312,7 +314,7 @@ func (t *tracked) authority(out []byte, a, e int, mapHost HostMapper) ([]byte, e
 	}
 	for j := hostEnd; j < e; j++ {
 		if isSpaceByte(t.b[j]) {
-			return nil, t.err(j, "whitespace in the port")
+			return nil, t.err(ErrInvalidPort, j, "whitespace in the port")
 		}
 	}
 	return append(out, t.b[hostEnd:e]...), nil
@@ -329,11 +331,11 @@ func (t *tracked) tail(out []byte, i int) ([]byte, error) {
 			out = append(out, c)
 		case c == '%':
 			if pctEnd(string(t.b), j) >= 0 {
-				return nil, t.err(j, "'%' not followed by two hex digits: a literal '%' (write %25) or a broken escape? not guessed")
+				return nil, t.err(ErrAmbiguous, j, "'%' not followed by two hex digits: a literal '%' (write %25) or a broken escape? not guessed")
 			}
 			out = append(out, c)
 		case c == '\\':
-			return nil, t.err(j, "backslash (a '/' was probably meant; not guessed)")
+			return nil, t.err(ErrAmbiguous, j, "backslash (a '/' was probably meant; not guessed)")
 		case is(c, cQuery):
 			out = append(out, c)
 		default: // space, tab, non-ASCII, " < > [ ] ^ ` { | }, a second '#'

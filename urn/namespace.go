@@ -67,7 +67,7 @@ func Namespaces() []string {
 // package knows them; for other namespaces it returns nil.
 func (u URN) Validate() error {
 	if !u.IsValid() {
-		return &Error{Reason: "invalid URN"}
+		return errorf(ErrInvalidPrefix, "", 0, `the zero URN: missing "urn:" prefix`)
 	}
 	ns, ok := LookupNamespace(u.NID())
 	if !ok {
@@ -91,6 +91,10 @@ type NamespaceError struct {
 func (e *NamespaceError) Error() string {
 	return fmt.Sprintf("urn:%s: %s (%s) in %q", e.NID, e.Reason, e.Ref, e.NSS)
 }
+
+// Unwrap returns ErrNamespace, so that errors.Is(err, urn.ErrNamespace)
+// tells a namespace rule from a syntax error.
+func (e *NamespaceError) Unwrap() error { return ErrNamespace }
 
 func nsError(u URN, ns Namespace, err error) error {
 	if ne, ok := err.(*NamespaceError); ok {

@@ -57,24 +57,22 @@ const maxLen = 1<<32 - 1
 
 // Parse parses s as an RFC 8141 URN (namestring). It checks the ABNF of
 // RFC 8141 §2 alone: namespace registration rules (§5) are policy, reported
-// by Class, not parse errors. Parsing a valid URN does not allocate.
-// reasonBareQuestion is the Reason for a '?' that starts neither an
-// r-component nor a q-component (RFC 8141 §2).
-const reasonBareQuestion = `"?" not followed by "+" or "="`
-
+// by Class, not parse errors. Parsing a valid URN does not allocate. An
+// error is an *Error with the offset of the first byte that no valid URN
+// can continue with.
 func Parse(s string) (URN, error) {
 	var u URN
 	if len(s) > maxLen {
-		return URN{}, errorf(s, maxLen, "input longer than 4 GiB")
+		return URN{}, errorf(ErrTooLong, s, maxLen, "input longer than 4 GiB")
 	}
 	// "urn:" is case-insensitive (RFC 3986 §3.1).
 	for i := 0; i < 4; i++ {
 		if i == len(s) {
-			return URN{}, errorf(s, i, `missing "urn:" prefix`)
+			return URN{}, errorf(ErrInvalidPrefix, s, i, `missing "urn:" prefix`)
 		}
 		c := s[i]
 		if c|0x20 != "urn:"[i]|0x20 || (i == 3 && c != ':') {
-			return URN{}, errorf(s, i, `missing "urn:" prefix`)
+			return URN{}, errorf(ErrInvalidPrefix, s, i, `missing "urn:" prefix`)
 		}
 		if class[c]&cUpper != 0 {
 			u.flags |= flagNotCanon
@@ -91,38 +89,38 @@ func Parse(s string) (URN, error) {
 	switch n := i - 4; {
 	case n == 0:
 		if i == len(s) {
-			return URN{}, errorf(s, i, "missing NID")
+			return URN{}, errorf(ErrInvalidNID, s, i, "missing NID")
 		}
 		if s[i] == ':' {
-			return URN{}, errorf(s, i, "empty NID")
+			return URN{}, errorf(ErrInvalidNID, s, i, "empty NID")
 		}
-		return URN{}, errorf(s, i, "invalid character %s in NID", quoteByte(s[i]))
+		return URN{}, errorf(ErrInvalidNID, s, i, "invalid character %s in NID", quoteByte(s[i]))
 	case s[4] == '-':
-		return URN{}, errorf(s, 4, `NID starts with "-"`)
+		return URN{}, errorf(ErrInvalidNID, s, 4, `NID starts with "-"`)
 	case n > 32:
-		return URN{}, errorf(s, 4+32, "NID longer than 32 characters")
+		return URN{}, errorf(ErrInvalidNID, s, 4+32, "NID longer than 32 characters")
 	case i == len(s):
-		return URN{}, errorf(s, i, `missing ":" after NID`)
+		return URN{}, errorf(ErrInvalidNID, s, i, `missing ":" after NID`)
 	case s[i] != ':':
-		return URN{}, errorf(s, i, "invalid character %s in NID", quoteByte(s[i]))
+		return URN{}, errorf(ErrInvalidNID, s, i, "invalid character %s in NID", quoteByte(s[i]))
 	case s[i-1] == '-':
 		// The '-' may still be followed by more NID; the ':' is what breaks.
-		return URN{}, errorf(s, i, `NID ends with "-"`)
+		return URN{}, errorf(ErrInvalidNID, s, i, `NID ends with "-"`)
 	case n < 2:
-		return URN{}, errorf(s, i, "NID shorter than 2 characters")
+		return URN{}, errorf(ErrInvalidNID, s, i, "NID shorter than 2 characters")
 	}
 	u.nidEnd = uint32(i)
 	i++
 
 	// NSS = pchar *(pchar / "/")    RFC 8141 §2
 	if i == len(s) {
-		return URN{}, errorf(s, i, "empty NSS")
+		return URN{}, errorf(ErrInvalidNSS, s, i, "empty NSS")
 	}
 	switch s[i] {
 	case '/':
-		return URN{}, errorf(s, i, `NSS starts with "/"`)
+		return URN{}, errorf(ErrInvalidNSS, s, i, `NSS starts with "/"`)
 	case '?', '#':
-		return URN{}, errorf(s, i, "empty NSS")
+		return URN{}, errorf(ErrInvalidNSS, s, i, "empty NSS")
 	}
 	for i < len(s) {
 		c := s[i]
@@ -170,7 +168,7 @@ func Parse(s string) (URN, error) {
 		} else {
 			// RFC 8141 §2: a "?" not followed by "+" or "=" is a syntax error.
 			// The offset is the byte after the '?' (len(s) when none).
-			return URN{}, &Error{Input: s, Offset: i + 1, Reason: reasonBareQuestion}
+			return URN{}, &Error{Kind: ErrPlainQuery, Input: s, Offset: i + 1, Reason: `"?" not followed by "+" or "="`}
 		}
 	}
 	// f-component = fragment = *( pchar / "/" / "?" )
@@ -182,7 +180,7 @@ func Parse(s string) (URN, error) {
 		i = len(s)
 	}
 	if i < len(s) {
-		return URN{}, badChar(s, i, "NSS")
+		return URN{}, badChar(ErrInvalidNSS, s, i, "NSS")
 	}
 	u.s = s
 	u.flags |= flagValid
@@ -203,7 +201,7 @@ func checkFragment(s string, i int) error {
 			j += 2
 			continue
 		}
-		return badChar(s, j, "f-component")
+		return badChar(ErrInvalidComponent, s, j, "f-component")
 	}
 	return nil
 }
@@ -222,7 +220,7 @@ func component(s string, i int, name string, isR bool) (int, error) {
 				goto end
 			}
 			if i == start {
-				return 0, errorf(s, i, "%s starts with %s", name, quoteByte(c))
+				return 0, errorf(ErrInvalidComponent, s, i, "%s starts with %s", name, quoteByte(c))
 			}
 		case c == '%':
 			if err := checkPct(s, i, name); err != nil {
@@ -232,39 +230,39 @@ func component(s string, i int, name string, isR bool) (int, error) {
 		case c == '#':
 			goto end
 		default:
-			return 0, badChar(s, i, name)
+			return 0, badChar(ErrInvalidComponent, s, i, name)
 		}
 		i++
 	}
 end:
 	if i == start {
-		return 0, errorf(s, i, "empty %s", name)
+		return 0, errorf(ErrInvalidComponent, s, i, "empty %s", name)
 	}
 	return i, nil
 }
 
-// checkPct checks the percent-encoding that starts at s[i] == '%'.
+// checkPct checks the percent-encoding that starts at s[i] == '%'
+// (RFC 3986 §2.1).
 func checkPct(s string, i int, where string) error {
-	for k := 1; k <= 2; k++ {
-		if i+k >= len(s) {
-			return errorf(s, len(s), "bad percent-encoding in %s: %q needs two hex digits", where, "%")
-		}
-		if class[s[i+k]]&cHex == 0 {
-			return errorf(s, i+k, "bad percent-encoding in %s: %s is not a hex digit", where, quoteByte(s[i+k]))
-		}
+	switch bad := ascii.PctEnd(s, i); {
+	case bad < 0:
+		return nil
+	case bad == len(s):
+		return errorf(ErrInvalidPercentEncoding, s, bad, "bad percent-encoding in %s: %q needs two hex digits", where, "%")
+	default:
+		return errorf(ErrInvalidPercentEncoding, s, bad, "bad percent-encoding in %s: %s is not a hex digit", where, quoteByte(s[bad]))
 	}
-	return nil
 }
 
-func badChar(s string, i int, where string) error {
+func badChar(kind error, s string, i int, where string) error {
 	c := s[i]
 	switch {
 	case c >= 0x80:
-		return errorf(s, i, "non-ASCII byte 0x%02X in %s (must be percent-encoded)", c, where)
+		return errorf(kind, s, i, "non-ASCII byte 0x%02X in %s (must be percent-encoded)", c, where)
 	case c == '#' || c == '?':
-		return errorf(s, i, "unexpected %s in %s", quoteByte(c), where)
+		return errorf(kind, s, i, "unexpected %s in %s", quoteByte(c), where)
 	}
-	return errorf(s, i, "invalid character %s in %s", quoteByte(c), where)
+	return errorf(kind, s, i, "invalid character %s in %s", quoteByte(c), where)
 }
 
 // MustParse is Parse for inputs known to be valid, such as constants in
