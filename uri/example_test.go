@@ -65,16 +65,20 @@ func ExampleURI_ResolveWith() {
 	u, _ := base.ResolveWith(ref, uri.SameSchemeIsRelative)
 	fmt.Println(u)
 
-	// The 1997 draft of RFC 2396 dropped the base's query and kept ".."
-	// segments that climb above the root.
+	// RFC 2396 dropped the base's query and kept ".." segments that climb
+	// above the root; the query is appended after the path is reduced.
 	for _, r := range []string{"?y", "../../../g", "g?y/../x"} {
 		u, _ := base.ResolveWith(uri.MustParse(r), uri.RFC2396)
 		fmt.Println(u)
 	}
+	// The 1997 draft that became RFC 2396 reduced the query with the path.
+	u, _ = base.ResolveWith(uri.MustParse("g?y/../x"), uri.Draft1997)
+	fmt.Println(u)
 	// Output:
 	// http://a/b/c/g
 	// http://a/b/c/?y
 	// http://a/../g
+	// http://a/b/c/g?y/../x
 	// http://a/b/c/x
 }
 

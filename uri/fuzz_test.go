@@ -252,7 +252,7 @@ func FuzzResolve(f *testing.F) {
 		if res3, err := b.WithoutFragment().Resolve(r); err != nil || res3 != res {
 			t.Fatalf("%q against %q: %q; without the base's fragment %q, %v", ref, base, res, res3, err)
 		}
-		for _, opt := range []ResolveOption{SameSchemeIsRelative, RFC2396, RFC2396 | SameSchemeIsRelative} {
+		for _, opt := range []ResolveOption{SameSchemeIsRelative, RFC2396, RFC2396 | SameSchemeIsRelative, Draft1997, Draft1997 | SameSchemeIsRelative} {
 			v, err := b.ResolveWith(r, opt)
 			if err != nil || !v.HasScheme() {
 				t.Fatalf("%q against %q with option %d: %q, %v", ref, base, opt, v, err)

@@ -100,10 +100,11 @@ func printComponents(w io.Writer, u uri.URI) {
 }
 
 func runResolve(args []string, s *stdio) int {
-	fs := newFlags("resolve", "resolve [--non-strict] [--rfc2396] BASE [REF...]",
+	fs := newFlags("resolve", "resolve [--non-strict] [--rfc2396 | --draft-1997] BASE [REF...]",
 		"Resolves each reference against BASE (an absolute URI) by RFC 3986 §5.2 and\nprints one result a line. With no REF, references are read a line at a time.", s)
 	nonStrict := fs.Bool("non-strict", false, "§5.2.2's backward-compatible reading: a reference with the base's scheme is relative (http:g)")
-	rfc2396 := fs.Bool("rfc2396", false, "resolve as the RFC 2396 draft did (seed 001 Appendix C: ?y gives http://a/b/c/?y)")
+	rfc2396 := fs.Bool("rfc2396", false, "resolve by RFC 2396 §5.2 (its Appendix C: ?y gives http://a/b/c/?y, ../../../g gives http://a/../g)")
+	draft1997 := fs.Bool("draft-1997", false, "resolve as draft-fielding-url-syntax-05 (May 1997) did: as --rfc2396, but the query is reduced with the path (g?y/../x gives http://a/b/c/x)")
 	if st := parseFlags(fs, args, s); st >= 0 {
 		return st
 	}
@@ -124,6 +125,9 @@ func runResolve(args []string, s *stdio) int {
 	}
 	if *rfc2396 {
 		opts |= uri.RFC2396
+	}
+	if *draft1997 {
+		opts |= uri.Draft1997
 	}
 	return eachInput(fs.Args()[1:], s, func(in string) bool {
 		ref, err := uri.ParseReference(in)
