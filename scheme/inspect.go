@@ -30,15 +30,6 @@ type Warning struct {
 	Addr netip.Addr
 }
 
-// inspectPorts is the table of default ports that port-mismatch compares
-// with (the batch protocol's table, fixed so that a later Register does not
-// change what inspect reports).
-var inspectPorts = map[string]int{
-	"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21, "gopher": 70,
-	"telnet": 23, "tn3270": 23, "rlogin": 513, "nntp": 119, "news": 119,
-	"wais": 210, "prospero": 1525,
-}
-
 // wellKnown names the protocols of some ports below 1024, for messages.
 var wellKnown = map[int]string{
 	7: "echo", 13: "daytime", 19: "chargen", 20: "ftp-data", 21: "ftp", 22: "ssh", 23: "telnet",
@@ -80,7 +71,10 @@ func Inspect(u uri.URI) []Warning {
 				u.Host(), a)})
 		}
 	}
-	if def, ok := inspectPorts[strings.ToLower(u.Scheme())]; ok && u.HasScheme() {
+	// The default ports are uri's (the batch protocol's table under
+	// normalize); a scheme without one gets no port-mismatch.
+	if info, _ := uri.LookupScheme(u.Scheme()); info.DefaultPort > 0 && u.HasScheme() {
+		def := info.DefaultPort
 		if p, ok := portValue(u.Port()); ok && p < 1024 && p != def {
 			what := "another service's"
 			if name, ok := wellKnown[p]; ok {

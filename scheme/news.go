@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	register(Info{Name: "news", DefaultPort: 119, RFC: "RFC 5538 §4", Title: "Netnews articles and newsgroups"},
+	register(Info{Name: "news", RFC: "RFC 5538 §4", Title: "Netnews articles and newsgroups"},
 		func(u uri.URI) (Fields, error) {
 			n, err := ParseNews(u)
 			if err != nil {
@@ -16,7 +16,7 @@ func init() {
 			}
 			return n.Fields(), nil
 		})
-	register(Info{Name: "nntp", DefaultPort: 119, RFC: "RFC 5538 §3", Title: "Netnews article on a given server"},
+	register(Info{Name: "nntp", RFC: "RFC 5538 §3", Title: "Netnews article on a given server"},
 		func(u uri.URI) (Fields, error) {
 			n, err := ParseNNTP(u)
 			if err != nil {
@@ -55,7 +55,7 @@ func ParseNews(u uri.URI) (News, error) {
 	var n News
 	p := u.Path()
 	if u.HasAuthority() {
-		host, port, err := hostPort(u, sch, 119, false)
+		host, port, err := hostPort(u, sch, DefaultPort(sch), false)
 		if err != nil {
 			return News{}, err
 		}
@@ -123,7 +123,7 @@ func (n News) URI() (uri.URI, error) {
 		if err := checkPort(sch, n.Port); err != nil {
 			return uri.URI{}, err
 		}
-		buildAuthority(&b, Opt{}, Opt{}, n.Host.Value, n.Port, 119)
+		buildAuthority(&b, Opt{}, Opt{}, n.Host.Value, n.Port, DefaultPort(sch))
 		b.WriteByte('/')
 	}
 	if n.Article != "" {
@@ -159,7 +159,7 @@ func ParseNNTP(u uri.URI) (NNTP, error) {
 	if _, err := checkScheme(u, sch); err != nil {
 		return NNTP{}, err
 	}
-	host, port, err := hostPort(u, sch, 119, false)
+	host, port, err := hostPort(u, sch, DefaultPort(sch), false)
 	if err != nil {
 		return NNTP{}, err
 	}
@@ -213,7 +213,7 @@ func (n NNTP) URI() (uri.URI, error) {
 	}
 	var b strings.Builder
 	b.WriteString("nntp:")
-	buildAuthority(&b, Opt{}, Opt{}, n.Host, n.Port, 119)
+	buildAuthority(&b, Opt{}, Opt{}, n.Host, n.Port, DefaultPort(sch))
 	b.WriteByte('/')
 	b.WriteString(escapeGroup(n.Group))
 	if n.Article != "" {

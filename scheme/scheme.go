@@ -3,10 +3,10 @@
 // (the 1993 URL draft, RFC 1738 and the RFCs that took its schemes over:
 // RFC 4266 gopher, RFC 5538 news and nntp, RFC 4248 telnet, RFC 4156 wais,
 // RFC 4157 prospero, RFC 6068 mailto, RFC 8089 file), builds URIs back from
-// those fields, keeps a registry of scheme facts (default port, whether the
-// scheme is hierarchical, its RFC) that package uri's scheme-based
-// normalization reads, and inspects URIs for the security problems of
-// RFC 3986 §7.
+// those fields, keeps a table of its schemes (whether a scheme is
+// hierarchical, its RFC; default ports come from package uri, the one
+// source of scheme-based normalization's facts), and inspects URIs for the
+// security problems of RFC 3986 §7.
 //
 // Each scheme has a typed struct with a Parse function (ParseHTTP,
 // ParseFTP, ParseMailto, ...) and a builder method URI. The Scheme
@@ -36,13 +36,6 @@ type Scheme interface {
 	Info() Info
 	// Fields breaks u, a URI of this scheme, into the scheme's fields.
 	Fields(u uri.URI) (Fields, error)
-}
-
-// Normalizer is implemented by schemes whose specification adds
-// normalization rules to RFC 3986 §6.2.3 (for example file, where
-// "localhost" is the same as no host, RFC 8089 §2).
-type Normalizer interface {
-	NormalizeURI(u uri.URI) uri.URI
 }
 
 // Opt is an optional text field: Set is false when the field's delimiter
@@ -211,18 +204,6 @@ func Parse(s string) (name string, f Fields, err error) {
 		return "", nil, err
 	}
 	return FieldsOf(u)
-}
-
-// Normalize returns u normalized at uri.SchemeBased plus the rules of its
-// scheme's specification when the scheme has any (see Normalizer).
-func Normalize(u uri.URI) uri.URI {
-	v := u.Normalize(uri.SchemeBased)
-	if s, ok := Lookup(v.Scheme()); ok {
-		if n, ok := s.(Normalizer); ok {
-			return n.NormalizeURI(v)
-		}
-	}
-	return v
 }
 
 // --- helpers shared by the scheme files ---

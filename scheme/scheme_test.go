@@ -210,30 +210,17 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
-// TestRegisterUpdatesURI: a scheme registered here changes uri's
-// scheme-based normalization and equality.
-func TestRegisterUpdatesURI(t *testing.T) {
-	a, b := mustURI(t, "xtest://h:9999"), mustURI(t, "xtest://h/")
-	if uri.Equal(a, b, uri.SchemeBased) {
-		t.Fatal("equal before registration")
+// TestOneSourceOfFacts: the normalization facts of every scheme here are
+// package uri's, so a scheme's fields and uri.Equal at uri.SchemeBased
+// never disagree; and file's rule (localhost is the empty host, RFC 8089
+// §2) is one of them.
+func TestOneSourceOfFacts(t *testing.T) {
+	for _, s := range All() {
+		info, _ := uri.LookupScheme(s.Name())
+		if s.Info().SchemeInfo != info {
+			t.Errorf("%s: Info %+v, uri.LookupScheme %+v", s.Name(), s.Info().SchemeInfo, info)
+		}
 	}
-	Register(&scheme{info: Info{Name: "xtest", DefaultPort: 9999, EmptyPathIsSlash: true, RFC: "test"},
-		fields: func(u uri.URI) (Fields, error) { return Fields{{"host", u.Host()}}, nil }})
-	defer func() {
-		regMu.Lock()
-		delete(registry, "xtest")
-		regMu.Unlock()
-		uri.RegisterScheme("xtest", uri.SchemeInfo{})
-	}()
-	if !uri.Equal(a, b, uri.SchemeBased) {
-		t.Errorf("%s and %s differ after registration: %s", a, b, a.Normalize(uri.SchemeBased))
-	}
-	if _, f, err := Parse("xtest://h"); err != nil || f[0].Value != "h" {
-		t.Errorf("Parse after registration: %v %v", f, err)
-	}
-}
-
-func TestNormalize(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"HTTP://Example.COM:80", "http://example.com/"},
 		{"file://LOCALHOST/etc/%7Efoo", "file:///etc/~foo"},
@@ -241,13 +228,22 @@ func TestNormalize(t *testing.T) {
 		{"gopher://h:070/1", "gopher://h/1"},
 	}
 	for _, tt := range tests {
-		got := Normalize(mustURI(t, tt.in)).String()
-		if got != tt.want {
+		got := mustURI(t, tt.in).Normalize(uri.SchemeBased)
+		if got.String() != tt.want {
 			t.Errorf("Normalize(%s) = %s, want %s", tt.in, got, tt.want)
 		}
-		if again := Normalize(mustURI(t, got)).String(); again != got {
+		if again := got.Normalize(uri.SchemeBased); again != got {
 			t.Errorf("Normalize not idempotent: %s -> %s", got, again)
 		}
+	}
+	a, b := mustURI(t, "file://localhost/x"), mustURI(t, "file:///x")
+	if !uri.Equal(a, b, uri.SchemeBased) {
+		t.Error("uri.Equal(file://localhost/x, file:///x, SchemeBased) is false")
+	}
+	fa, _ := ParseFile(a.Normalize(uri.SchemeBased))
+	fb, _ := ParseFile(b)
+	if !fa.IsLocal() || fa != fb {
+		t.Errorf("file fields after normalization: %+v vs %+v", fa, fb)
 	}
 }
 
