@@ -47,7 +47,7 @@ func ExampleURN_Key() {
 	// urn:isbn:9780395363416
 	// urn:isbn:9780395363416
 	// urn:uuid:f81d4fae-7dec-11d0-a765-00a0c91e6bf6
-	// true isbn (RFC 3187): hyphens ignored, ISBN-10 compared as its ISBN-13; both give key urn:isbn:9780395363416
+	// true isbn (RFC 3187): hyphens ignored, "x" equals "X" (RFC 3187 §3.2); a valid ISBN-10 compared as its ISBN-13; both give key urn:isbn:9780395363416
 }
 
 func ExampleClassifyNID() {

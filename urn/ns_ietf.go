@@ -13,7 +13,7 @@ import (
 // case-insensitive", so the key is in lower case.
 type ietf struct{}
 
-func init() { RegisterNamespace(ietf{}) }
+func init() { register(ietf{}) }
 
 func (ietf) NID() string       { return "ietf" }
 func (ietf) Reference() string { return "RFC 2648" }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/urikit/urikit/internal/ascii"
+	"github.com/urikit/urikit/uri"
 )
 
 // URN is a parsed RFC 8141 namestring: "urn:" NID ":" NSS, with optional
@@ -400,10 +401,11 @@ func (u URN) AppendCanonical(b []byte) []byte {
 // Equal reports whether u and v are URN-equivalent per RFC 8141 §3.1:
 // their assigned names are equal after lower-casing "urn" and the NID and
 // upper-casing the hex digits of percent-encodings; r-, q- and f-components
-// are ignored. Invalid URNs are equal to nothing, not even each other.
+// are ignored. The zero URN is equal to itself and to nothing else, as a
+// zero netip.Addr is.
 func (u URN) Equal(v URN) bool {
 	if !u.IsValid() || !v.IsValid() {
-		return false
+		return u.IsValid() == v.IsValid()
 	}
 	if !strings.EqualFold(u.NID(), v.NID()) { // NIDs are ASCII (RFC 8141 §2.1)
 		return false
@@ -436,3 +438,24 @@ func quoteByte(c byte) string {
 	}
 	return "'" + string(c) + "'"
 }
+
+// URI returns u as a uri.URI: every URN is a URI (RFC 8141 §2 builds its
+// ABNF from RFC 3986's), with the scheme "urn" and the rest as a
+// path-rootless, "?+r" and "?=q" in the query, "#f" the fragment. The zero
+// URN gives the zero URI.
+func (u URN) URI() uri.URI {
+	if !u.IsValid() {
+		return uri.URI{}
+	}
+	v, err := uri.Parse(u.s)
+	if err != nil {
+		// Parse accepts only RFC 8141 URNs, a subset of RFC 3986 URIs
+		// (TestURNsAreURIs and FuzzParse check it).
+		panic("urn: a valid URN is not a valid URI: " + err.Error())
+	}
+	return v
+}
+
+// FromURI returns the URN that the URI v is, or the *Error saying why it
+// is not one (a URI of another scheme fails with ErrInvalidPrefix).
+func FromURI(v uri.URI) (URN, error) { return Parse(v.String()) }

@@ -155,8 +155,21 @@ func TestParseInvalid(t *testing.T) {
 
 func TestZeroValue(t *testing.T) {
 	var u URN
-	if u.IsValid() || u.String() != "" || u.NID() != "" || u.NSS() != "" || u.Equal(u) || u.CanonicalString() != "" {
+	if u.IsValid() || u.String() != "" || u.NID() != "" || u.NSS() != "" || u.CanonicalString() != "" {
 		t.Errorf("zero URN misbehaves: %#v", u)
+	}
+	// Like a zero netip.Addr, the zero URN equals itself and nothing else.
+	if !u.Equal(URN{}) || u.Equal(MustParse("urn:ab:c")) || MustParse("urn:ab:c").Equal(u) {
+		t.Error("zero URN: Equal")
+	}
+	if c := Compare(URN{}, URN{}, NamespaceLevel); !c.Equal {
+		t.Errorf("Compare(zero, zero) = %+v", c)
+	}
+	if c := Compare(URN{}, MustParse("urn:ab:c"), Lexical); c.Equal {
+		t.Errorf("Compare(zero, urn:ab:c) = %+v", c)
+	}
+	if u.URI() != (uri.URI{}) {
+		t.Error("zero URN: URI() is not the zero URI")
 	}
 	// == compares the text, not where it is stored.
 	if a, b := MustParse("urn:ab:c"), MustParse(string([]byte("urn:ab:c"))); a != b {
@@ -313,6 +326,16 @@ func TestURNsAreURIs(t *testing.T) {
 		if v.HasQuery() != (hasR || hasQ) {
 			t.Errorf("%q: query presence differs", in)
 		}
+		// The conversions agree with parsing each way.
+		if u.URI() != v {
+			t.Errorf("%q: URI() = %#v, uri.Parse gives %#v", in, u.URI(), v)
+		}
+		if back, err := FromURI(u.URI()); err != nil || back != u {
+			t.Errorf("%q: FromURI(URI()) = %v, %v", in, back, err)
+		}
+	}
+	if _, err := FromURI(uri.MustParse("http://a/")); !errors.Is(err, ErrInvalidPrefix) {
+		t.Errorf("FromURI(http://a/): %v", err)
 	}
 	if n < 50 {
 		t.Errorf("only %d valid URNs in the corpus", n)
