@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/urikit/urikit/batch"
+	"github.com/urikit/urikit/internal/batch"
 	"github.com/urikit/urikit/uri"
 )
 

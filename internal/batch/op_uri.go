@@ -8,10 +8,10 @@ import (
 )
 
 func init() {
-	Register("parse", opParse)
-	Register("resolve", opResolve)
-	Register("normalize", opNormalize)
-	Register("equal", opEqual)
+	register("parse", opParse)
+	register("resolve", opResolve)
+	register("normalize", opNormalize)
+	register("equal", opEqual)
 }
 
 // failSyntax answers with the reason and, for a URI or URN syntax error,

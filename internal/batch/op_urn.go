@@ -8,8 +8,8 @@ import (
 )
 
 func init() {
-	Register("urn", opURN)
-	Register("urn-equal", opURNEqual)
+	register("urn", opURN)
+	register("urn-equal", opURNEqual)
 }
 
 // opURN answers {"op":"urn","input":S} (PROTOCOL.md, section urn).
