@@ -351,3 +351,32 @@ func checkBuilt(t *testing.T, p Parts, u URI) {
 		}
 	}
 }
+
+// FuzzParseUserInput: no panic; an error is an *Error about the caller's
+// input with an offset inside it and a kind; a result is a URI that Parse
+// accepts, which cleaning again leaves as it is.
+func FuzzParseUserInput(f *testing.F) {
+	for _, s := range []string{
+		"<URL: http://www.example.com/a\n   b>", "www.example.com/x y", "localhost:8080", "example.com/x",
+		"\"http://x/\"", "http://éé@a:8x/ b", "http://x/%zz", "//x/y", "http://[::1/é", "<<<http://a/>>>",
+		"URL:URL:http://a/", "http://a/multi-\n part", "mailto:Jörg@example.com", "http://a/#b#c",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := ParseUserInput(s)
+		if err != nil {
+			e, ok := err.(*Error)
+			if !ok || e.Input != s || e.Offset < 0 || e.Offset > len(s) || e.Kind == nil || e.Reason == "" {
+				t.Fatalf("%q: bad error %#v", s, err)
+			}
+			return
+		}
+		if _, err := Parse(u.String()); err != nil {
+			t.Fatalf("%q -> %q: %v", s, u, err)
+		}
+		if v, err := ParseUserInput(u.String()); err != nil || v != u {
+			t.Fatalf("%q -> %q -> %q, %v", s, u, v, err)
+		}
+	})
+}
