@@ -136,7 +136,7 @@ func ExampleBuild() {
 	// Output:
 	// https://me%40home@[2001:db8::1]:8443/docs/read%20me.txt?q=a&b
 	// me@home /docs/read me.txt
-	// uri: build: port is not a number: eighty
+	// uri: port is not a number at byte 0 of "eighty"
 }
 
 func ExampleParser_allowZoneID() {

@@ -2,6 +2,7 @@ package uri
 
 import (
 	"errors"
+	"net/netip"
 	"strings"
 	"testing"
 )
@@ -316,9 +317,22 @@ func buildShouldFail(p Parts) bool {
 	if auth && p.Path != "" && p.Path[0] != '/' || !auth && strings.HasPrefix(p.Path, "//") {
 		return true
 	}
-	if h := p.Host; auth && len(h) > 2 && h[0] == '[' && h[len(h)-1] == ']' && (h[1] == 'v' || h[1] == 'V') {
+	h := p.Host
+	switch {
+	case !auth:
+		return false
+	case len(h) > 2 && h[0] == '[' && h[len(h)-1] == ']' && (h[1] == 'v' || h[1] == 'V'):
 		u, err := ParseReference("//" + h)
 		return err != nil || u.HostKind() != IPvFuture
+	case len(h) > 2 && h[0] == '[' && h[len(h)-1] == ']':
+		// An IPv6 address in brackets, without a zone.
+		a, err := netip.ParseAddr(h[1 : len(h)-1])
+		return err != nil || !a.Is6() || a.Zone() != "" || strings.Contains(h, "%")
+	case strings.ContainsAny(h, "[]"):
+		return true
+	case strings.Contains(h, ":"):
+		a, err := netip.ParseAddr(h)
+		return err != nil || !a.Is6() || a.Zone() != "" || strings.Contains(h, "%")
 	}
 	return false
 }
@@ -328,8 +342,12 @@ func checkBuilt(t *testing.T, p Parts, u URI) {
 	t.Helper()
 	auth := p.HasAuthority || p.HasUserinfo || p.Userinfo != "" || p.Host != "" || p.Port != ""
 	host := u.DecodedHost()
-	if u.HostKind() == IPvFuture {
+	if u.HostKind() == IPvFuture || u.HostKind() == IPv6 && strings.HasPrefix(p.Host, "[") {
 		host = "[" + host + "]"
+	}
+	// The host keeps its meaning: an IPv6 address given is one built.
+	if a, err := netip.ParseAddr(strings.Trim(p.Host, "[]")); err == nil && a.Is6() && u.HostKind() != IPv6 {
+		t.Errorf("Build(%+v): host %q became a %v", p, p.Host, u.HostKind())
 	}
 	switch {
 	case u.Scheme() != p.Scheme,
