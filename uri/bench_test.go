@@ -314,7 +314,7 @@ func BenchmarkResolve(b *testing.B) {
 	urefs := make([]URI, len(refs))
 	nrefs := make([]*url.URL, len(refs))
 	for i, r := range refs {
-		urefs[i] = MustParse(r)
+		urefs[i] = MustParseReference(r)
 		if nrefs[i], err = url.Parse(r); err != nil {
 			b.Fatal(err)
 		}

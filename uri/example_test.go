@@ -44,7 +44,7 @@ func ExampleParse_error() {
 func ExampleURI_Resolve() {
 	base := uri.MustParse("http://a/b/c/d;p?q")
 	for _, ref := range []string{"g", "../g", "?y", "#s", "../../../g", "http:g"} {
-		u, err := base.Resolve(uri.MustParse(ref))
+		u, err := base.Resolve(uri.MustParseReference(ref))
 		if err != nil {
 			panic(err)
 		}
@@ -68,11 +68,11 @@ func ExampleURI_ResolveWith() {
 	// RFC 2396 dropped the base's query and kept ".." segments that climb
 	// above the root; the query is appended after the path is reduced.
 	for _, r := range []string{"?y", "../../../g", "g?y/../x"} {
-		u, _ := base.ResolveWith(uri.MustParse(r), uri.RFC2396)
+		u, _ := base.ResolveWith(uri.MustParseReference(r), uri.RFC2396)
 		fmt.Println(u)
 	}
 	// The 1997 draft that became RFC 2396 reduced the query with the path.
-	u, _ = base.ResolveWith(uri.MustParse("g?y/../x"), uri.Draft1997)
+	u, _ = base.ResolveWith(uri.MustParseReference("g?y/../x"), uri.Draft1997)
 	fmt.Println(u)
 	// Output:
 	// http://a/b/c/g

@@ -110,7 +110,7 @@ func TestNormalize(t *testing.T) {
 				t.Errorf("%q at %v: not Equal to its normal form %q", tt.in, c.level, n)
 			}
 			if c.level > Simple {
-				if want := MustParse(c.want); n != want {
+				if want := MustParseReference(c.want); n != want {
 					t.Errorf("%q at %v: %#v is not the parse of its text %#v", tt.in, c.level, n, want)
 				}
 			}
@@ -176,7 +176,7 @@ func TestEqual(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, pair := range [][2]string{{tt.a, tt.b}, {tt.b, tt.a}} {
-			if got := Equal(MustParse(pair[0]), MustParse(pair[1]), tt.level); got != tt.want {
+			if got := Equal(MustParseReference(pair[0]), MustParseReference(pair[1]), tt.level); got != tt.want {
 				t.Errorf("Equal(%q, %q, %v) = %v", pair[0], pair[1], tt.level, got)
 			}
 			got, err := EqualStrings(pair[0], pair[1], tt.level)

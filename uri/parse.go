@@ -30,8 +30,19 @@ func ParseReference(s string) (URI, error) { return Parser{}.ParseReference(s) }
 // ParseAbsolute parses an absolute-URI (§4.3): a scheme and no fragment.
 func ParseAbsolute(s string) (URI, error) { return Parser{}.ParseAbsolute(s) }
 
-// MustParse is ParseReference that panics on error, for constants in code and tests.
+// MustParse is Parse that panics on error, for constants in code and
+// tests: s must be a URI, with a scheme.
 func MustParse(s string) URI {
+	u, err := Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
+
+// MustParseReference is ParseReference that panics on error: s may be a
+// relative reference.
+func MustParseReference(s string) URI {
 	u, err := ParseReference(s)
 	if err != nil {
 		panic(err)

@@ -224,7 +224,7 @@ func TestPortNumber(t *testing.T) {
 		{"a:80", 0, false},
 	}
 	for _, tt := range tests {
-		p, ok := MustParse(tt.in).PortNumber()
+		p, ok := MustParseReference(tt.in).PortNumber()
 		if p != tt.port || ok != tt.ok {
 			t.Errorf("%q: PortNumber() = %d, %v; want %d, %v", tt.in, p, ok, tt.port, tt.ok)
 		}
@@ -523,29 +523,41 @@ func kindOf(err error) error {
 }
 
 func TestMustParse(t *testing.T) {
-	if u := MustParse("g?y#s"); u.Path() != "g" {
+	if u := MustParseReference("g?y#s"); u.Path() != "g" {
+		t.Errorf("MustParseReference: %v", u)
+	}
+	if u := MustParse("a:g?y#s"); u.Path() != "g" {
 		t.Errorf("MustParse: %v", u)
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("MustParse of an invalid reference did not panic")
-		}
-	}()
-	MustParse("a b")
+	// MustParse mirrors Parse: a relative reference, which Parse refuses,
+	// panics; MustParseReference mirrors ParseReference.
+	for _, tt := range []struct {
+		in   string
+		must func(string) URI
+	}{{"a b", MustParse}, {"g?y#s", MustParse}, {"//a/b", MustParse}, {"a b", MustParseReference}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%q did not panic", tt.in)
+				}
+			}()
+			tt.must(tt.in)
+		}()
+	}
 }
 
 func TestURIMethods(t *testing.T) {
-	if !(URI{}).IsZero() || !MustParse("").IsZero() || MustParse("a").IsZero() {
+	if !(URI{}).IsZero() || !MustParseReference("").IsZero() || MustParseReference("a").IsZero() {
 		t.Error("IsZero")
 	}
 	u := MustParse("http://a/b?q#f")
-	if u.IsAbsolute() || !u.WithoutFragment().IsAbsolute() || u.IsRelative() || !MustParse("b").IsRelative() {
+	if u.IsAbsolute() || !u.WithoutFragment().IsAbsolute() || u.IsRelative() || !MustParseReference("b").IsRelative() {
 		t.Error("IsAbsolute/IsRelative")
 	}
 	if w := u.WithoutFragment(); w.String() != "http://a/b?q" || w != MustParse("http://a/b?q") {
 		t.Errorf("WithoutFragment = %#v", w)
 	}
-	if w := MustParse("a").WithoutFragment(); w != MustParse("a") {
+	if w := MustParseReference("a").WithoutFragment(); w != MustParseReference("a") {
 		t.Errorf("WithoutFragment = %#v", w)
 	}
 	if b := u.AppendTo([]byte("<")); string(b) != "<http://a/b?q#f" {

@@ -297,14 +297,14 @@ func TestResolveOther(t *testing.T) {
 
 func TestResolveErrors(t *testing.T) {
 	for _, base := range []string{"/a/b", "a/b", "//a/b", ""} {
-		b := MustParse(base)
+		b := MustParseReference(base)
 		for _, opts := range []ResolveOption{0, RFC2396, SameSchemeIsRelative} {
-			_, err := b.ResolveWith(MustParse("g"), opts)
+			_, err := b.ResolveWith(MustParseReference("g"), opts)
 			var e *Error
 			if !errors.As(err, &e) || e.Input != base || e.Offset != 0 || !strings.Contains(e.Reason, "scheme") {
 				t.Errorf("base %q (options %d): got %v", base, opts, err)
 			}
-			if dst, err := AppendResolved([]byte("x"), b, MustParse("g"), opts); err == nil || string(dst) != "x" {
+			if dst, err := AppendResolved([]byte("x"), b, MustParseReference("g"), opts); err == nil || string(dst) != "x" {
 				t.Errorf("AppendResolved with base %q: %q, %v", base, dst, err)
 			}
 		}
@@ -320,7 +320,7 @@ func TestResolveZone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := b.Resolve(MustParse("../c"))
+	u, err := b.Resolve(MustParseReference("../c"))
 	if err != nil || u.String() != "http://[fe80::1%25eth0]/c" {
 		t.Errorf("got %q, %v", u, err)
 	}
