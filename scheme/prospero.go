@@ -86,6 +86,12 @@ func ParseProspero(u uri.URI) (Prospero, error) {
 		if !ok {
 			return Prospero{}, errField(sch, "params", "\""+decode(f)+"\" has no \"=\" (fieldspec = \";\" fieldname \"=\" fieldvalue)")
 		}
+		// RFC 4157 §2: "=" separates a field's name from its value and
+		// ";" one field from the next, so both are escaped inside them
+		// (as %3D and %3B): a second raw "=" says the field is broken.
+		if strings.IndexByte(v, '=') >= 0 {
+			return Prospero{}, errField(sch, "params", "the field \""+decode(k)+"\" holds a second unencoded \"=\" (RFC 4157 §2: write %3D)")
+		}
 		p.Params = append(p.Params, Param{decode(k), decode(v)})
 	}
 	return p, nil
