@@ -75,7 +75,7 @@ func (f File) IsLocal() bool {
 
 // Fields returns host and path.
 func (f File) Fields() Fields {
-	return Fields{{"host", f.Host.JSON()}, {"path", f.Path}}
+	return Fields{{"host", f.Host.value()}, {"path", f.Path}}
 }
 
 // URI builds the file URI: file://host/path, file:///path for an empty or

@@ -88,7 +88,7 @@ func (f FTP) Fields() Fields {
 	if f.Typecode != 0 {
 		tc = string(f.Typecode)
 	}
-	return Fields{{"user", f.User.JSON()}, {"password", f.Password.JSON()}, {"host", f.Host}, {"port", f.Port},
+	return Fields{{"user", f.User.value()}, {"password", f.Password.value()}, {"host", f.Host}, {"port", f.Port},
 		{"path", f.Path()}, {"typecode", tc}}
 }
 

@@ -82,7 +82,7 @@ func ParseGopher(u uri.URI) (Gopher, error) {
 // Fields returns host, port, gtype, selector, search and gopherplus.
 func (g Gopher) Fields() Fields {
 	return Fields{{"host", g.Host}, {"port", g.Port}, {"gtype", g.Type}, {"selector", g.Selector},
-		{"search", g.Search.JSON()}, {"gopherplus", g.GopherPlus.JSON()}}
+		{"search", g.Search.value()}, {"gopherplus", g.GopherPlus.value()}}
 }
 
 // URI builds the gopher URL. Type defaults to "1"; a GopherPlus needs a

@@ -53,7 +53,7 @@ func ParseHTTP(u uri.URI) (HTTP, error) {
 
 // Fields returns host, port, path and query.
 func (h HTTP) Fields() Fields {
-	return Fields{{"host", h.Host}, {"port", h.Port}, {"path", h.Path}, {"query", h.Query.JSON()}}
+	return Fields{{"host", h.Host}, {"port", h.Port}, {"path", h.Path}, {"query", h.Query.value()}}
 }
 
 // URI builds the URI; Scheme defaults to "http", a Port of 0 or the

@@ -307,7 +307,7 @@ func (m Mailto) Fields() Fields {
 			h[x.Name] = x.Value
 		}
 	}
-	return Fields{{"to", to}, {"headers", h}, {"body", m.Body.JSON()}}
+	return Fields{{"to", to}, {"headers", h}, {"body", m.Body.value()}}
 }
 
 // URI builds the mailto URI: the addresses in the path, then the headers,

@@ -111,7 +111,7 @@ func (n News) Fields() Fields {
 	if n.Host.Set {
 		port = n.Port
 	}
-	return Fields{{"group", group}, {"article", article}, {"host", n.Host.JSON()}, {"port", port}}
+	return Fields{{"group", group}, {"article", article}, {"host", n.Host.value()}, {"port", port}}
 }
 
 // URI builds the news URI.

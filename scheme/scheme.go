@@ -21,7 +21,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -48,18 +47,10 @@ type Opt struct {
 // Some returns a set Opt holding v.
 func Some(v string) Opt { return Opt{Value: v, Set: true} }
 
-// JSON returns the value for a JSON document: the text, or nil when unset.
-func (o Opt) JSON() any {
+// value is the field value of o: the text, or nil when unset.
+func (o Opt) value() any {
 	if !o.Set {
 		return nil
-	}
-	return o.Value
-}
-
-// String returns the value, or "(none)" when unset.
-func (o Opt) String() string {
-	if !o.Set {
-		return "(none)"
 	}
 	return o.Value
 }
@@ -113,37 +104,6 @@ func (f Fields) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
-}
-
-// FormatValue renders a field value for people: strings quoted, absent
-// values as "(none)", objects sorted by key.
-func FormatValue(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "(none)"
-	case string:
-		return strconv.Quote(v)
-	case int:
-		return strconv.Itoa(v)
-	case []string:
-		q := make([]string, len(v))
-		for i, s := range v {
-			q[i] = strconv.Quote(s)
-		}
-		return "[" + strings.Join(q, ", ") + "]"
-	case map[string]string:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		q := make([]string, len(keys))
-		for i, k := range keys {
-			q[i] = strconv.Quote(k) + ": " + strconv.Quote(v[k])
-		}
-		return "{" + strings.Join(q, ", ") + "}"
-	}
-	return fmt.Sprint(v)
 }
 
 // ErrUnknownScheme is wrapped by the errors for a scheme the registry does

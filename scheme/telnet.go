@@ -57,7 +57,7 @@ func ParseTelnet(u uri.URI) (Telnet, error) {
 
 // Fields returns user, password, host and port.
 func (t Telnet) Fields() Fields {
-	return Fields{{"user", t.User.JSON()}, {"password", t.Password.JSON()}, {"host", t.Host}, {"port", t.Port}}
+	return Fields{{"user", t.User.value()}, {"password", t.Password.value()}, {"host", t.Host}, {"port", t.Port}}
 }
 
 // URI builds the URL with the final "/" (Scheme defaults to "telnet").

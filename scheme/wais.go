@@ -71,7 +71,7 @@ func ParseWAIS(u uri.URI) (WAIS, error) {
 // Fields returns host, port, database, wtype, wpath and search.
 func (w WAIS) Fields() Fields {
 	return Fields{{"host", w.Host}, {"port", w.Port}, {"database", w.Database},
-		{"wtype", w.WType.JSON()}, {"wpath", w.WPath.JSON()}, {"search", w.Search.JSON()}}
+		{"wtype", w.WType.value()}, {"wpath", w.WPath.value()}, {"search", w.Search.value()}}
 }
 
 // URI builds the wais URL.

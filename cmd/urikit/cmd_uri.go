@@ -180,8 +180,12 @@ func runNormalize(args []string, s *stdio) int {
 }
 
 func runEqual(args []string, s *stdio) int {
-	fs := newFlags("equal", "equal [--level simple|syntax|scheme] A B",
-		"Says whether A and B identify the same resource at the given rung of the\ncomparison ladder (RFC 3986 §6.2), and shows what was compared.", s)
+	fs := newFlags("equal", "equal [--level simple|syntax|scheme] [A B]",
+		"Says whether A and B identify the same resource at the given rung of the\n"+
+			"comparison ladder (RFC 3986 §6.2), and shows what was compared. With no\n"+
+			"arguments, reads pairs from standard input (two URIs a line, separated by\n"+
+			"white space). Exit status 0 when every pair is equal, 1 when some pair is\n"+
+			"not equal or not valid (like cmp), 2 for a usage error.", s)
 	lv := fs.String("level", "syntax", "comparison level: simple, syntax or scheme")
 	if st := parseFlags(fs, args, s); st >= 0 {
 		return st
@@ -191,33 +195,49 @@ func runEqual(args []string, s *stdio) int {
 		fmt.Fprintf(s.err, "urikit equal: %v\n", err)
 		return exitUsage
 	}
-	if fs.NArg() != 2 {
-		fmt.Fprintln(s.err, "urikit equal: want exactly two URIs")
-		return exitUsage
-	}
-	var us [2]uri.URI
-	for i, in := range fs.Args() {
-		u, err := uri.ParseReference(in)
-		if err != nil {
-			reportURIError(s.err, err)
-			return exitInvalid
+	compare := func(a, b string) bool {
+		var us [2]uri.URI
+		for i, in := range [2]string{a, b} {
+			u, err := uri.ParseReference(in)
+			if err != nil {
+				reportURIError(s.err, err)
+				return false
+			}
+			us[i] = u
 		}
-		us[i] = u
-	}
-	eq := uri.Equal(us[0], us[1], level)
-	na := string(us[0].AppendNormalized(nil, level))
-	nb := string(us[1].AppendNormalized(nil, level))
-	verdict := "equal"
-	if !eq {
-		verdict = "not equal"
-	}
-	fmt.Fprintf(s.out, "%s at level %s\n  %s\n  %s\n", verdict, level, na, nb)
-	if !eq && na != nb {
-		i := 0
-		for i < len(na) && i < len(nb) && na[i] == nb[i] {
-			i++
+		eq := uri.Equal(us[0], us[1], level)
+		na := string(us[0].AppendNormalized(nil, level))
+		nb := string(us[1].AppendNormalized(nil, level))
+		verdict := "equal"
+		if !eq {
+			verdict = "not equal"
 		}
-		fmt.Fprintf(s.out, "  %s^ first difference\n", strings.Repeat(" ", i))
+		fmt.Fprintf(s.out, "%s at level %s\n  %s\n  %s\n", verdict, level, na, nb)
+		if !eq && na != nb {
+			i := 0
+			for i < len(na) && i < len(nb) && na[i] == nb[i] {
+				i++
+			}
+			fmt.Fprintf(s.out, "  %s^ first difference\n", strings.Repeat(" ", i))
+		}
+		return eq
 	}
-	return exitOK
+	switch fs.NArg() {
+	case 2:
+		if compare(fs.Arg(0), fs.Arg(1)) {
+			return exitOK
+		}
+		return exitInvalid
+	case 0:
+		return eachInput(nil, s, func(line string) bool {
+			f := strings.Fields(line)
+			if len(f) != 2 {
+				fmt.Fprintf(s.err, "urikit equal: want two URIs on the line, got %d: %s\n", len(f), excerpt(line, 0))
+				return false
+			}
+			return compare(f[0], f[1])
+		})
+	}
+	fmt.Fprintln(s.err, "urikit equal: takes two URIs, or none to read pairs from standard input")
+	return exitUsage
 }
