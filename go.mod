@@ -1,11 +1,7 @@
 module github.com/urikit/urikit
 
-go 1.26.0
+go 1.22
 
-require (
-	github.com/fredbi/uri v1.1.1 // indirect
-	github.com/leodido/go-urn v1.5.0 // indirect
-	golang.org/x/net v0.62.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
-	mvdan.cc/xurls/v2 v2.6.0 // indirect
-)
+require golang.org/x/net v0.35.0
+
+require golang.org/x/text v0.22.0 // indirect
