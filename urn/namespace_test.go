@@ -105,6 +105,9 @@ func TestKey(t *testing.T) {
 		{"urn:issn:1234-5678", "urn:issn:12345678"},
 		{"urn:issn:1234-567x", "urn:ISSN:1234567X"},
 		{"urn:isbn:not-an-isbn-x", "urn:isbn:notanisbnX"},
+		// Where the hyphens stand does not matter, even misplaced (found
+		// by FuzzCanonical: the key must be its own key).
+		{"urn:ISBN:90395--36341", "urn:isbn:9039536341", "urn:isbn:9789039536346", "urn:isbn:-9039536341-"},
 	}
 	keys := map[string]int{}
 	for gi, g := range groups {

@@ -30,12 +30,34 @@ func (isbn) Validate(nss string) error {
 }
 
 func (isbn) Normalize(nss string) (string, error) {
-	if d, err := isbnDigits(nss); err == nil && len(d) == 10 {
+	k := dropHyphensUpperX(nss)
+	// The ISBN-10 is read from the text the RFC 3187 rule leaves, so that
+	// where the hyphens stood does not matter (and a key is its own key).
+	if len(k) == 10 && isbn10Valid(k) {
 		// ISBN-10 -> ISBN-13: prefix 978, drop the old check digit, recompute.
-		b := append([]byte("978"), d[:9]...)
+		b := append([]byte("978"), k[:9]...)
 		return string(append(b, isbn13Check(b))), nil
 	}
-	return dropHyphensUpperX(nss), nil
+	return k, nil
+}
+
+// isbn10Valid reports whether d, ten characters, is nine digits and a
+// check character (a digit or "X") that the mod-11 sum accepts.
+func isbn10Valid(d string) bool {
+	sum := 0
+	for i := 0; i < 10; i++ {
+		c := d[i]
+		v := int(c - '0')
+		switch {
+		case c >= '0' && c <= '9':
+		case c == 'X' && i == 9:
+			v = 10
+		default:
+			return false
+		}
+		sum += (10 - i) * v
+	}
+	return sum%11 == 0
 }
 
 // dropHyphensUpperX removes every '-' and upper-cases every 'x': the
@@ -78,15 +100,7 @@ func isbnDigits(nss string) ([]byte, error) {
 	}
 	switch len(d) {
 	case 10:
-		sum := 0
-		for i, c := range d {
-			v := int(c - '0')
-			if c == 'X' {
-				v = 10
-			}
-			sum += (10 - i) * v
-		}
-		if sum%11 != 0 {
+		if !isbn10Valid(string(d)) {
 			return nil, errors.New("bad ISBN-10 check digit")
 		}
 	case 13:

@@ -155,7 +155,7 @@ func uriLevelFlag(name string) (uri.Level, error) {
 
 func runNormalize(args []string, s *stdio) int {
 	fs := newFlags("normalize", "normalize [--level syntax|scheme] [URI...]",
-		"Prints each URI reference normalized: 'syntax' lowers the scheme and host,\nupper-cases percent-encodings, decodes unreserved characters and removes dot\nsegments (§6.2.2); 'scheme' also drops default ports and gives http(s) an\nempty path of '/' (§6.2.3).", s)
+		"Prints each URI reference normalized: 'syntax' lowers the scheme and host,\nupper-cases percent-encodings, decodes unreserved characters and removes dot\nsegments (§6.2.2); 'scheme' also drops default ports, gives http(s), ws(s)\nand ftp an empty path of '/' and file the empty host for localhost (§6.2.3,\n§3.2.2).", s)
 	lv := fs.String("level", "syntax", "normalization level: syntax or scheme")
 	if st := parseFlags(fs, args, s); st >= 0 {
 		return st
