@@ -1,7 +1,7 @@
 package urn
 
 // The query directives of the 2012 rfc2141bis draft (draft-ietf-urnbis-
-// rfc2141bis-urn-03 §2.3, seed 003): a list of keywd=value pairs that asks a
+// rfc2141bis-urn-03 §2.3, October 2012): a list of keywd=value pairs that asks a
 // resolver for a service (s=) or a component (c=). RFC 8141 moved such
 // parameters to the r-component, so both spellings are accepted:
 //

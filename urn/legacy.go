@@ -7,7 +7,7 @@ import (
 )
 
 // Legacy is a URN in the five-component form of the October 1993 draft
-// (Weider & Deutsch, "Uniform Resource Names", seed 000):
+// (Weider & Deutsch, "Uniform Resource Names", IETF draft, October 1993):
 //
 //	<URN:encoding:scheme-id:authority-id:opaque>
 //
