@@ -11,8 +11,9 @@ import (
 )
 
 // Warning codes of Inspect, stable for scripts (the batch protocol's
-// inspect op reports them). Sections are RFC 3986's; the 2003 draft (seed
-// 002) numbered them one lower from §7.3 on (its §7.3 is rare IP formats).
+// inspect op reports them). Sections are RFC 3986's; the 2003 draft
+// (draft-fielding-uri-rfc2396bis-01) numbered them one lower from §7.3 on
+// (its §7.3 is rare IP formats).
 const (
 	CodeDotSegments    = "dot-segments"    // a "." or ".." segment is left in the path (§5.2.4, §7.3)
 	CodeEscapedControl = "escaped-control" // %00-%1F or %7F in the path, query or fragment (§7.2)
