@@ -1,6 +1,6 @@
 module github.com/urikit/urikit/bench
 
-go 1.26.0
+go 1.24.0
 
 require (
 	github.com/fredbi/uri v1.1.1
@@ -10,8 +10,8 @@ require (
 )
 
 require (
-	golang.org/x/net v0.62.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
+	golang.org/x/net v0.35.0 // indirect
+	golang.org/x/text v0.22.0 // indirect
 )
 
 replace github.com/urikit/urikit => ../
