@@ -8,10 +8,10 @@ import (
 )
 
 func init() {
-	Register("parse", opParse)
-	Register("resolve", opResolve)
-	Register("normalize", opNormalize)
-	Register("equal", opEqual)
+	register("parse", opParse)
+	register("resolve", opResolve)
+	register("normalize", opNormalize)
+	register("equal", opEqual)
 }
 
 // failSyntax answers with the reason and, for a URI or URN syntax error,
@@ -104,6 +104,24 @@ func level(r Request, allowSimple bool) (uri.Level, error) {
 	return l, nil
 }
 
+// protocolSchemes is the table of PROTOCOL.md's scheme level: default
+// ports and the empty path of http, https, ws, wss and ftp. Package uri
+// knows one more fact, file's default host (RFC 8089 §2: localhost), which
+// the protocol's scheme level does not list; where the protocol fixes a
+// narrower answer, the protocol wins for urikit batch.
+var protocolSchemes = func() uri.Schemes {
+	t := uri.BuiltinSchemes()
+	for name, info := range t {
+		info.DefaultHost = ""
+		if info == (uri.SchemeInfo{}) {
+			delete(t, name)
+			continue
+		}
+		t[name] = info
+	}
+	return t
+}()
+
 func opNormalize(r Request) Object {
 	in, err := r.String("input")
 	if err != nil {
@@ -117,7 +135,7 @@ func opNormalize(r Request) Object {
 	if err != nil {
 		return failSyntax(err)
 	}
-	return Object{"ok": true, "result": u.Normalize(lv).String()}
+	return Object{"ok": true, "result": uri.Normalizer{Level: lv, Schemes: protocolSchemes}.Normalize(u).String()}
 }
 
 func opEqual(r Request) Object {
@@ -133,9 +151,13 @@ func opEqual(r Request) Object {
 	if err != nil {
 		return Fail(err.Error())
 	}
-	eq, err := uri.EqualStrings(a, b, lv)
+	ua, err := uri.ParseReference(a)
 	if err != nil {
 		return failSyntax(err)
 	}
-	return Object{"ok": true, "result": eq}
+	ub, err := uri.ParseReference(b)
+	if err != nil {
+		return failSyntax(err)
+	}
+	return Object{"ok": true, "result": uri.Normalizer{Level: lv, Schemes: protocolSchemes}.Equal(ua, ub)}
 }

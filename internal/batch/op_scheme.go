@@ -6,8 +6,8 @@ import (
 )
 
 func init() {
-	Register("scheme", opScheme)
-	Register("inspect", opInspect)
+	register("scheme", opScheme)
+	register("inspect", opInspect)
 }
 
 // opScheme answers {"op":"scheme","input":S} (PROTOCOL.md, section scheme):

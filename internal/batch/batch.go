@@ -1,9 +1,11 @@
-// Package batch implements the JSON Lines protocol of urikit batch: one
-// request object a line on input, exactly one response object a line on
-// output, in order, whatever the input holds.
+// Package batch implements the JSON Lines protocol of urikit batch
+// (PROTOCOL.md of the conformance corpora): one request object a line on
+// input, exactly one response object a line on output, in order, whatever
+// the input holds. It is the command's plumbing, internal to the module.
 //
-// Each op lives in its own file and registers a Handler in init, so adding
-// an op never touches this file.
+// Each op lives in its own file and registers a Handler from init, so
+// adding an op never touches this file; the table is never written after
+// start-up, so any number of goroutines may call Answer and Run at once.
 package batch
 
 import (
@@ -22,11 +24,13 @@ type Object = map[string]any
 // Handler answers one decoded request.
 type Handler func(Request) Object
 
+// handlers is filled by the op files' init functions and read only after.
 var handlers = map[string]Handler{}
 
-// Register makes op available. It panics on a duplicate name: that is a
-// programming error caught by the first test run.
-func Register(op string, h Handler) {
+// register makes op available; only init functions call it. It panics on
+// a duplicate name: that is a programming error caught by the first test
+// run.
+func register(op string, h Handler) {
 	if _, dup := handlers[op]; dup {
 		panic("batch: op registered twice: " + op)
 	}

@@ -3,7 +3,7 @@ package batch
 import "github.com/urikit/urikit/extract"
 
 func init() {
-	Register("extract", opExtract)
+	register("extract", opExtract)
 }
 
 // opExtract answers {"op":"extract","text":S} with the URIs found in the

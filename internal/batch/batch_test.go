@@ -85,3 +85,29 @@ func TestOpsRegistered(t *testing.T) {
 		t.Errorf("ops = %s, want %s", got, strings.Join(want, ","))
 	}
 }
+
+// TestProtocolSchemeLevel: PROTOCOL.md's scheme level is default ports and
+// the empty path alone, with its own table of ports; file's default host,
+// which package uri also applies, is not part of it.
+func TestProtocolSchemeLevel(t *testing.T) {
+	ports := map[string]int{"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21, "gopher": 70,
+		"telnet": 23, "tn3270": 23, "rlogin": 513, "nntp": 119, "news": 119, "wais": 210, "prospero": 1525}
+	if len(protocolSchemes) != len(ports) {
+		t.Errorf("protocol table has %d schemes, PROTOCOL.md lists %d", len(protocolSchemes), len(ports))
+	}
+	for name, port := range ports {
+		info, ok := protocolSchemes[name]
+		slash := name == "http" || name == "https" || name == "ws" || name == "wss" || name == "ftp"
+		if !ok || info.DefaultPort != port || info.EmptyPathIsSlash != slash || info.DefaultHost != "" {
+			t.Errorf("%s: %+v, want port %d, empty path %v", name, info, port, slash)
+		}
+	}
+	got := Answer([]byte(`{"op":"normalize","input":"file://localhost/x","level":"scheme"}`))
+	if got["result"] != "file://localhost/x" {
+		t.Errorf("normalize file://localhost/x: %v", got)
+	}
+	got = Answer([]byte(`{"op":"equal","a":"file://localhost/x","b":"file:///x","level":"scheme"}`))
+	if got["result"] != false {
+		t.Errorf("equal file://localhost/x file:///x: %v", got)
+	}
+}

@@ -8,8 +8,8 @@ import (
 )
 
 func init() {
-	Register("urn", opURN)
-	Register("urn-equal", opURNEqual)
+	register("urn", opURN)
+	register("urn-equal", opURNEqual)
 }
 
 // opURN answers {"op":"urn","input":S} (PROTOCOL.md, section urn).
@@ -69,7 +69,7 @@ func opURNEqual(r Request) Object {
 func failSide(side string, err error) Object {
 	var e *urn.Error
 	if errors.As(err, &e) {
-		return Object{"ok": false, "error": fmt.Sprintf("%s: %s at offset %d", side, e.Reason, e.Offset)}
+		return Object{"ok": false, "error": fmt.Sprintf("%s: %s at byte %d", side, e.Reason, e.Offset)}
 	}
 	return Fail(side + ": " + err.Error())
 }
