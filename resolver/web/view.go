@@ -286,14 +286,14 @@ func summary(e resolver.Entry) string {
 		return ""
 	}
 	if r.Status == resolver.Withdrawn {
-		s := "withdrawn"
+		var s []string
 		if r.Reason != "" {
-			s += ": " + r.Reason
+			s = append(s, r.Reason)
 		}
 		if r.Successor != "" {
-			s += " (successor " + r.Successor + ")"
+			s = append(s, "successor "+r.Successor)
 		}
-		return s
+		return strings.Join(s, " · ")
 	}
 	parts := []string{plural(len(r.Locations), "location")}
 	if len(r.Locations) > 0 {

@@ -138,7 +138,7 @@ func TestSearchFindsEquivalentName(t *testing.T) {
 	// The history: two name entries, each with time, action, actor, hash.
 	hist := body[strings.Index(body, `id="hist-h"`):]
 	hist = hist[:strings.Index(hist, "</table>")]
-	rows := regexp.MustCompile(`(?s)<tr><td class="num">(\d+)</td><td class="nowrap"><time datetime="([^"]+)">([^<]+)</time></td><td><strong>([a-z ]+)</strong>.*?<code>([^<]+)</code></td><td><code class="hash" title="SHA-256 ([0-9a-f]{64})">([0-9a-f]{12})</code>`).FindAllStringSubmatch(hist, -1)
+	rows := regexp.MustCompile(`(?s)<tr><td class="num">(\d+)</td><td class="nowrap"><time datetime="([^"]+)">([^<]+)</time></td><td><strong>([a-z ]+)</strong>.*?<code>([^<]+)</code></td><td class="nowrap"><code class="hash" title="SHA-256 ([0-9a-f]{64})">([0-9a-f]{12})</code>`).FindAllStringSubmatch(hist, -1)
 	if len(rows) != 2 {
 		t.Fatalf("history has %d rows, want 2:\n%s", len(rows), hist)
 	}
@@ -382,5 +382,17 @@ func TestPathSegment(t *testing.T) {
 		if back, err := url.PathUnescape(pathSegment(in)); err != nil || back != in {
 			t.Errorf("%q does not decode back: %q %v", in, back, err)
 		}
+	}
+}
+
+func TestHomeHasOneSearchForm(t *testing.T) {
+	srv, _ := server(t)
+	_, body := get(t, srv, "/")
+	if n := strings.Count(body, `role="search"`); n != 1 {
+		t.Errorf("%d search forms on the home page", n)
+	}
+	_, body = get(t, srv, "/names/urn:isbn:9780395363416")
+	if n := strings.Count(body, `role="search"`); n != 1 {
+		t.Errorf("%d search forms on a name page", n)
 	}
 }
