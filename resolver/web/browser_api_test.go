@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/httpapi"
+	"github.com/urikit/urikit/resolver/sqlite"
 	"github.com/urikit/urikit/urn"
 )
 
@@ -51,13 +52,18 @@ func recordURLs(r resolver.Record) []string {
 
 // TestBrowserMaintainer drives the page in headless Chromium against the
 // real server (the JSON API of resolver/httpapi with this page, over the
-// in-memory store): a reader searches a name and reads its record; a
+// embedded SQLite store in a fresh data directory): a reader searches a name and reads its record; a
 // maintainer pastes a token, registers a name, edits its locations,
 // withdraws it and sees the 410 page; a wrong token gets the API's 401 and
 // another authority's token its 403, shown on the page, and change nothing.
 func TestBrowserMaintainer(t *testing.T) {
 	ctx := browser(t)
-	fx := newFixture(t)
+	st, err := sqlite.Open(context.Background(), t.TempDir(), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fx := newFixtureOn(t, st)
 	srv := httptest.NewServer(httpapi.New(fx.svc, httpapi.Options{Pages: New(fx.svc, Options{})}))
 	defer srv.Close()
 	errs := pageErrors(t, ctx)
@@ -168,7 +174,7 @@ func TestBrowserMaintainer(t *testing.T) {
 		t.Fatalf("editor rows %q", got)
 	}
 	step(t, ctx, "scroll to the editor", chromedp.ScrollIntoView(chromedp.CSS("#maint-h")))
-	screenshot(t, ctx, "3-edit-form")
+	screenshot(t, ctx, "3-edit-form", "#maintain")
 	accessible(t, ctx, "3-edit-form")
 	if st := load(t, ctx, "save", chromedp.Click(chromedp.CSS("#ed-save"))); st != 200 {
 		t.Fatalf("after saving: %d", st)

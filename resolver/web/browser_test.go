@@ -119,9 +119,9 @@ func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 	return v
 }
 
-// screenshot saves the whole page as dir/name.png when URIKIT_SCREENSHOTS
-// names a directory.
-func screenshot(t *testing.T, ctx context.Context, name string) {
+// screenshot saves the whole page, or the element sel when one is given,
+// as dir/name.png when URIKIT_SCREENSHOTS names a directory.
+func screenshot(t *testing.T, ctx context.Context, name string, sel ...string) {
 	t.Helper()
 	dir := os.Getenv("URIKIT_SCREENSHOTS")
 	if dir == "" {
@@ -129,7 +129,11 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	}
 	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	png, err := chromedp.Run(sctx, chromedp.FullScreenshot(100))
+	shot := chromedp.FullScreenshot(100)
+	if len(sel) > 0 {
+		shot = chromedp.Screenshot(chromedp.CSS(sel[0]))
+	}
+	png, err := chromedp.Run(sctx, shot)
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}

@@ -44,6 +44,7 @@ type nameData struct {
 	Parts   parts
 	Found   bool
 	Alias   bool // the name asked for is an alias of Record.URN
+	Equiv   bool // the name asked for is another spelling of Record.URN
 	Record  recordView
 	History []entryView
 	Rule    *resolver.Rule // for a name with no record: the delegation it takes

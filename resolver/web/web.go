@@ -274,6 +274,7 @@ func (h *handler) serveName(w http.ResponseWriter, r *http.Request, name string)
 	d.Found = true
 	d.Record = recordViewOf(rec)
 	d.Alias = rec.Key != u.Key()
+	d.Equiv = !d.Alias && u.AssignedName() != rec.URN
 	d.History = historyView(hist)
 	d.Title = rec.URN
 	status := http.StatusOK

@@ -133,6 +133,7 @@ func TestSearchFindsEquivalentName(t *testing.T) {
 		"Equivalence key urn:isbn:9780395363416 after the namespace's own equivalence rules",
 		"RFC 3187",
 	)
+	wantIn(t, tx, "You asked for URN:ISBN:0-395-36341-1 , which is equivalent to the registered name urn:isbn:9780395363416 (the equivalence rules of RFC 3187).")
 	// The search box keeps the name as entered (trimmed).
 	wantIn(t, body, `value="URN:ISBN:0-395-36341-1"`)
 	// Locations in order.
@@ -270,6 +271,7 @@ func TestRawPath(t *testing.T) {
 	resp, body = get(t, srv, "/names/urn:example:x%2fy")
 	wantStatus(t, resp, body, 200)
 	wantIn(t, body, "https://example.org/encoded-slash")
+	wantIn(t, text(body), "You asked for urn:example:x%2fy , which is equivalent to the registered name urn:example:x%2Fy (RFC 8141 §3.1 lexical equivalence).")
 	// A link to a name with a dot segment goes through the form's query,
 	// since a browser would remove the segment from a path.
 	_, body = get(t, srv, "/names/urn:example:a//b/../c")
