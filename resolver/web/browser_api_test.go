@@ -290,6 +290,31 @@ func TestBrowserMaintainer(t *testing.T) {
 		t.Errorf("page of %s at %q", odd, p)
 	}
 
+	// Registering from the search page, where the name is typed in.
+	if st := load(t, ctx, "home", chromedp.Navigate(srv.URL+"/")); st != 200 {
+		t.Fatalf("home: %d", st)
+	}
+	waitJS(t, ctx, "the editor (the token is still in this tab)", `!document.getElementById('editor').hidden && document.querySelectorAll('#ed-locations li').length === 1`)
+	step(t, ctx, "an unowned name",
+		chromedp.SendKeys(chromedp.CSS("#ed-urn"), "urn:nbn:de:101-1"),
+		chromedp.SendKeys(chromedp.CSS("#ed-locations li:nth-child(1) .loc-url"), "https://example.org/x"),
+		chromedp.Click(chromedp.CSS("#ed-save")))
+	waitJS(t, ctx, "the problem", `!document.getElementById('ed-result').hidden`)
+	if s := textOf(t, ctx, "#ed-result"); !strings.HasPrefix(s, "403") {
+		t.Errorf("registering another authority's name: %q", s)
+	}
+	eval[string](t, ctx, `document.getElementById('ed-urn').value = ''`) // chromedp's Clear and SetValue(…, "") leave it
+	step(t, ctx, "a name of ours", chromedp.SendKeys(chromedp.CSS("#ed-urn"), " urn:example:from-home "))
+	if st := load(t, ctx, "register from home", chromedp.Click(chromedp.CSS("#ed-save"))); st != 200 {
+		t.Fatalf("after registering from home: %d (%s)", st, textOf(t, ctx, "#ed-result"))
+	}
+	if p := eval[string](t, ctx, "location.pathname"); p != "/names/urn:example:from-home" {
+		t.Errorf("landed on %q", p)
+	}
+	if got := recordURLs(recordOf(t, fx.svc, "urn:example:from-home")); !slices.Equal(got, []string{"https://example.org/x"}) {
+		t.Errorf("registered %q", got)
+	}
+
 	for _, e := range errs() {
 		t.Errorf("page error: %s", e)
 	}
