@@ -74,7 +74,7 @@ func FuzzCleanUserInput(f *testing.F) {
 		u, err := CleanUserInput(s)
 		if err != nil {
 			var e *uri.Error
-			if !asError(err, &e) || e.Offset < 0 || e.Offset > len(s) {
+			if !asError(err, &e) || e.Offset < 0 || e.Offset > len(s) || e.Input != s || e.Kind == nil {
 				t.Fatalf("%q: bad error %v", s, err)
 			}
 			return

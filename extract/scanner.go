@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/urikit/urikit/internal/ascii"
 	"github.com/urikit/urikit/uri"
 )
 
@@ -24,20 +25,27 @@ const (
 	kHex                       // HEXDIG
 )
 
+// cls is built from the RFC 3986 classes of internal/ascii (shared with
+// packages uri and urn) plus the bits only the scanner needs.
 var cls = func() (t [256]uint8) {
-	for c := 'a'; c <= 'z'; c++ {
-		t[c] |= kAlpha | kScheme | kURI | kTrigger
-		t[c-'a'+'A'] |= kAlpha | kScheme | kURI | kTrigger
-	}
-	for c := '0'; c <= '9'; c++ {
-		t[c] |= kDigit | kScheme | kURI
-	}
-	for _, c := range "+-." {
-		t[c] |= kScheme
-	}
-	// unreserved, gen-delims but '[' ']', sub-delims, and '%' (§2)
-	for _, c := range "-._~:/?#@!$&'()*+,;=%" {
-		t[c] |= kURI
+	for c := range t {
+		k := ascii.Table[c]
+		if k&ascii.Alpha != 0 {
+			t[c] |= kAlpha | kTrigger
+		}
+		if k&ascii.Digit != 0 {
+			t[c] |= kDigit
+		}
+		if k&ascii.Scheme != 0 {
+			t[c] |= kScheme
+		}
+		if k&ascii.Hex != 0 {
+			t[c] |= kHex
+		}
+		// unreserved, gen-delims but '[' ']', sub-delims, and '%' (§2)
+		if k&(ascii.Unreserved|ascii.GenDelims|ascii.SubDelims) != 0 && c != '[' && c != ']' || c == '%' {
+			t[c] |= kURI
+		}
 	}
 	for _, c := range " \t\n\v\f\r" {
 		t[c] |= kSpace
@@ -47,9 +55,6 @@ var cls = func() (t [256]uint8) {
 	}
 	for _, c := range ".,;:!?*" {
 		t[c] |= kTrail
-	}
-	for _, c := range "0123456789abcdefABCDEF" {
-		t[c] |= kHex
 	}
 	return t
 }()
@@ -746,28 +751,11 @@ func registered(name []byte) bool {
 	}
 	var low [maxRegisteredScheme]byte
 	for i, c := range name {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		low[i] = c
+		low[i] = ascii.ToLower(c)
 	}
 	_, ok := registeredSchemes[string(low[:len(name)])]
 	return ok
 }
 
 // foldEq compares b with the lower-case ASCII string s, ignoring case.
-func foldEq(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range len(b) {
-		c := b[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != s[i] {
-			return false
-		}
-	}
-	return true
-}
+func foldEq(b []byte, s string) bool { return ascii.EqualFold(b, s) }

@@ -11,7 +11,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/urikit/urikit/scheme"
 	"github.com/urikit/urikit/uri"
 	"github.com/urikit/urikit/urn"
 )
@@ -365,7 +364,7 @@ func locationKey(field, raw string) (string, string, error) {
 		}
 		return "", "", invalid(field, off, "not an absolute URI: %s", reason)
 	}
-	return raw, scheme.Normalize(u).String(), nil
+	return raw, u.Normalize(uri.SchemeBased).String(), nil
 }
 
 // parseAssignedName parses a name to register: a URN's assigned name, with

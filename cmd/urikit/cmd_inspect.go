@@ -130,7 +130,7 @@ func printInspect(w io.Writer, u uri.URI, ws []scheme.Warning, color bool) {
 	for _, c := range components(u) {
 		label := c[0].(string)
 		if c[1] == nil {
-			fmt.Fprintf(w, "  %-10s %s\n", label, paint(ansiDim, "(none)"))
+			fmt.Fprintf(w, "  %-10s %s\n", label, paint(ansiDim, "(undefined)"))
 			continue
 		}
 		v := c[1].(string)

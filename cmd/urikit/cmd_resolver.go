@@ -331,34 +331,13 @@ func usageErr(s *stdio, cmd, format string, args ...any) int {
 	return exitUsage
 }
 
-// parseArgs parses flags that may come before, between or after the
-// positional arguments (urikit register URN URL --type text/html), and
-// returns the positional ones. "--" ends the flags. It returns the exit
-// status to stop with, or -1 to go on.
+// parseArgs parses the options, which may come before, between or after
+// the positional arguments (urikit register URN URL --type text/html), as
+// parseFlags takes them, and returns the positional arguments. It returns
+// the exit status to stop with, or -1 to go on.
 func parseArgs(fs *flag.FlagSet, args []string, s *stdio) ([]string, int) {
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if a == "-h" || a == "--help" || a == "-help" {
-			fs.SetOutput(s.out)
-			fs.Usage()
-			return nil, exitOK
-		}
+	if st := parseFlags(fs, args, s); st >= 0 {
+		return nil, st
 	}
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, exitUsage
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, -1
-		}
-		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
-			return append(pos, rest...), -1
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
+	return fs.Args(), -1
 }

@@ -10,6 +10,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,8 +52,11 @@ func (h *handler) principal(rw *respWriter, r *http.Request) (resolver.Principal
 // are most often misspelt ones); an empty body is one when !allowEmpty.
 func (h *handler) decode(rw *respWriter, r *http.Request, v any, allowEmpty bool) bool {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
+		// application/x-www-form-urlencoded is what curl -d declares when
+		// told nothing else; the body is read as JSON all the same (a
+		// form cannot carry a token: no cross-site form can write here).
 		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || mt != mtJSON && !strings.HasSuffix(mt, "+json") {
+		if err != nil || mt != mtJSON && !strings.HasSuffix(mt, "+json") && mt != "application/x-www-form-urlencoded" {
 			h.writeProblem(rw, r, newProblem(http.StatusUnsupportedMediaType, ptMediaType,
 				"the body must be application/json, not "+strconv.Quote(truncate(ct, 64))).at("Content-Type", -1))
 			return false
@@ -143,13 +147,15 @@ func (h *handler) pathID(rw *respWriter, r *http.Request, name string) (int64, b
 // wrote sets the read-your-writes position on the answer to a write that
 // succeeded. The write is durable whatever happens here, so a failure to
 // get the position is logged, never answered.
-func (h *handler) wrote(rw *respWriter, r *http.Request) {
-	pos, err := h.pos.Position(r.Context())
+func (h *handler) wrote(rw *respWriter, r *http.Request, position func(context.Context) (string, error)) {
+	pos, err := position(r.Context())
 	if err != nil {
 		h.log.LogAttrs(r.Context(), slog.LevelWarn, "no read-your-writes position", slog.String("error", err.Error()))
 		return
 	}
-	rw.Header().Set(PositionHeader, pos)
+	if pos != "" {
+		rw.Header().Set(PositionHeader, pos)
+	}
 }
 
 // withMember returns the JSON object obj with one more member.
@@ -203,12 +209,13 @@ func (h *handler) createAuthority(rw *respWriter, r *http.Request) {
 	if !h.decode(rw, r, &in, false) {
 		return
 	}
-	a, tok, err := h.svc.CreateAuthority(r.Context(), p, in.Name, in.Prefixes)
+	wctx, position := h.pos.Track(r.Context())
+	a, tok, err := h.svc.CreateAuthority(wctx, p, in.Name, in.Prefixes)
 	if err != nil {
 		h.fail(rw, r, err)
 		return
 	}
-	h.wrote(rw, r)
+	h.wrote(rw, r, position)
 	rw.Header().Set("Location", "/api/v1/authorities/"+strconv.FormatInt(a.ID, 10))
 	writeRaw(rw, http.StatusCreated, withMember(mustJSON(a), "token", tok))
 }
@@ -270,12 +277,13 @@ func (h *handler) addToken(rw *respWriter, r *http.Request) {
 	if !h.decode(rw, r, &in, true) {
 		return
 	}
-	t, tok, err := h.svc.AddToken(r.Context(), p, id, in.Label)
+	wctx, position := h.pos.Track(r.Context())
+	t, tok, err := h.svc.AddToken(wctx, p, id, in.Label)
 	if err != nil {
 		h.fail(rw, r, err)
 		return
 	}
-	h.wrote(rw, r)
+	h.wrote(rw, r, position)
 	rw.Header().Set("Location", fmt.Sprintf("/api/v1/authorities/%d/tokens/%d", id, t.ID))
 	writeRaw(rw, http.StatusCreated, withMember(mustJSON(t), "token", tok))
 }
@@ -294,11 +302,12 @@ func (h *handler) revokeToken(rw *respWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := h.svc.RevokeToken(r.Context(), p, id, tid); err != nil {
+	wctx, position := h.pos.Track(r.Context())
+	if err := h.svc.RevokeToken(wctx, p, id, tid); err != nil {
 		h.fail(rw, r, err)
 		return
 	}
-	h.wrote(rw, r)
+	h.wrote(rw, r, position)
 	rw.WriteHeader(http.StatusNoContent)
 }
 
@@ -321,12 +330,13 @@ func (h *handler) transferAuthority(rw *respWriter, r *http.Request) {
 	if !h.decode(rw, r, &in, false) {
 		return
 	}
-	a, tok, err := h.svc.TransferAuthority(r.Context(), p, id, in.Name)
+	wctx, position := h.pos.Track(r.Context())
+	a, tok, err := h.svc.TransferAuthority(wctx, p, id, in.Name)
 	if err != nil {
 		h.fail(rw, r, err)
 		return
 	}
-	h.wrote(rw, r)
+	h.wrote(rw, r, position)
 	writeRaw(rw, http.StatusOK, withMember(mustJSON(a), "token", tok))
 }
 
@@ -359,17 +369,29 @@ func (h *handler) putName(rw *respWriter, r *http.Request) {
 	if !h.decode(rw, r, &in, false) {
 		return
 	}
+	// Names over the limit are 414 wherever they are (issue 9), the
+	// aliases of a body too.
+	for i, a := range in.Aliases {
+		if len(a) > h.opts.MaxTarget {
+			p := newProblem(http.StatusRequestURITooLong, ptTooLong,
+				fmt.Sprintf("aliases[%d] is %d bytes long; names are at most %d", i, len(a), h.opts.MaxTarget)).at(fmt.Sprintf("aliases[%d]", i), -1)
+			p.Limit = int64(h.opts.MaxTarget)
+			h.writeProblem(rw, r, p)
+			return
+		}
+	}
 	if in.URN != nil && !sameName(*in.URN, name) {
 		h.writeProblem(rw, r, newProblem(http.StatusBadRequest, ptInvalid,
 			"the body's urn "+strconv.Quote(truncate(*in.URN, 256))+" is not the name in the path").at("urn", -1))
 		return
 	}
-	rec, created, err := h.svc.Put(r.Context(), p, name, in.RecordInput)
+	wctx, position := h.pos.Track(r.Context())
+	rec, created, err := h.svc.Put(wctx, p, name, in.RecordInput)
 	if err != nil {
 		h.fail(rw, r, err)
 		return
 	}
-	h.wrote(rw, r)
+	h.wrote(rw, r, position)
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated
@@ -466,12 +488,13 @@ func (h *handler) withdrawName(rw *respWriter, r *http.Request) {
 	if !h.decode(rw, r, &in, true) {
 		return
 	}
-	rec, err := h.svc.Withdraw(r.Context(), p, r.PathValue("urn"), in.Reason, in.Successor)
+	wctx, position := h.pos.Track(r.Context())
+	rec, err := h.svc.Withdraw(wctx, p, r.PathValue("urn"), in.Reason, in.Successor)
 	if err != nil {
 		h.fail(rw, r, err)
 		return
 	}
-	h.wrote(rw, r)
+	h.wrote(rw, r, position)
 	writeJSON(rw, http.StatusOK, rec)
 }
 
@@ -514,12 +537,13 @@ func (h *handler) addRule(rw *respWriter, r *http.Request) {
 	if !h.decode(rw, r, &in, false) {
 		return
 	}
-	rule, err := h.svc.AddRule(r.Context(), p, in.Prefix, in.Target)
+	wctx, position := h.pos.Track(r.Context())
+	rule, err := h.svc.AddRule(wctx, p, in.Prefix, in.Target)
 	if err != nil {
 		h.fail(rw, r, err)
 		return
 	}
-	h.wrote(rw, r)
+	h.wrote(rw, r, position)
 	rw.Header().Set("Location", "/api/v1/rules/"+strconv.FormatInt(rule.ID, 10))
 	writeJSON(rw, http.StatusCreated, rule)
 }
@@ -553,10 +577,11 @@ func (h *handler) removeRule(rw *respWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := h.svc.RemoveRule(r.Context(), p, id); err != nil {
+	wctx, position := h.pos.Track(r.Context())
+	if err := h.svc.RemoveRule(wctx, p, id); err != nil {
 		h.fail(rw, r, err)
 		return
 	}
-	h.wrote(rw, r)
+	h.wrote(rw, r, position)
 	rw.WriteHeader(http.StatusNoContent)
 }

@@ -44,15 +44,14 @@ func (h *handler) serveReady(rw *respWriter, r *http.Request) {
 // a replica that lags behind the primary.
 const PositionHeader = "Urikit-Position"
 
-// Positions is the read-your-writes hook. The PostgreSQL backend with a
-// read replica implements it (a position such as the primary's WAL LSN
-// after the commit; a read that presents it waits for the replica to
-// replay that far, or goes to the primary); urikit serve passes it in
-// Options.Positions. Positions are opaque to clients and to this package.
+// Positions is the read-your-writes hook: how a write learns the position
+// it reached and how a read is made to see a position. Positions are
+// opaque to clients and to this package.
 type Positions interface {
-	// Position returns the position the store has reached after a write
-	// that has just been acknowledged, called with the write's context.
-	Position(ctx context.Context) (string, error)
+	// Track returns the context a write runs with, and a function that
+	// returns, once the write has succeeded, the position it reached ("" for
+	// none: nothing was written).
+	Track(ctx context.Context) (context.Context, func(context.Context) (string, error))
 	// ReadAfter returns the context a read must use to see every change up
 	// to pos. Its error is a *resolver.Error: KindInvalid for a position
 	// that is malformed or comes from elsewhere (400), KindUnavailable when
@@ -60,31 +59,81 @@ type Positions interface {
 	ReadAfter(ctx context.Context, pos string) (context.Context, error)
 }
 
-// seqPositions is the default Positions: the history's sequence number,
-// the directory's version (Store.Head). With one store every read sees
-// every acknowledged write, so ReadAfter only checks that the position is
-// one this directory has reached.
+// VersionPositions are positions that are directory versions (the
+// history's sequence numbers), for a store that tracks the version its
+// writes commit and can make reads wait for one. With resolver/postgres:
+//
+//	httpapi.VersionPositions{
+//		Commits: func(ctx context.Context) (context.Context, func() int64) {
+//			ctx, c := postgres.TrackCommits(ctx)
+//			return ctx, c.Version
+//		},
+//		After: postgres.ReadAfter,
+//	}
+type VersionPositions struct {
+	// Commits returns the context a write runs with and a function that
+	// gives the version the write committed (0 when it committed none).
+	Commits func(ctx context.Context) (context.Context, func() int64)
+	// After returns a context whose reads see at least version v.
+	After func(ctx context.Context, v int64) context.Context
+}
+
+// Track implements Positions.
+func (p VersionPositions) Track(ctx context.Context) (context.Context, func(context.Context) (string, error)) {
+	ctx, version := p.Commits(ctx)
+	return ctx, func(context.Context) (string, error) {
+		v := version()
+		if v <= 0 {
+			return "", nil
+		}
+		return strconv.FormatInt(v, 10), nil
+	}
+}
+
+// ReadAfter implements Positions.
+func (p VersionPositions) ReadAfter(ctx context.Context, pos string) (context.Context, error) {
+	v, err := parseVersion(pos)
+	if err != nil {
+		return nil, err
+	}
+	return p.After(ctx, v), nil
+}
+
+func parseVersion(pos string) (int64, error) {
+	v, err := strconv.ParseInt(pos, 10, 64)
+	if err != nil || v < 0 {
+		return 0, &resolver.Error{Kind: resolver.KindInvalid, Field: PositionHeader, Offset: -1,
+			Message: "a position is the number a write answered with"}
+	}
+	return v, nil
+}
+
+// seqPositions is the default: the directory's version after the write,
+// read with Store.Head. With one store every read sees every acknowledged
+// write, so ReadAfter only checks that the position is one this directory
+// has reached.
 type seqPositions struct{ store resolver.Store }
 
-func (p seqPositions) Position(ctx context.Context) (string, error) {
-	e, err := p.store.Head(ctx)
-	if err != nil {
-		return "", err
+func (p seqPositions) Track(ctx context.Context) (context.Context, func(context.Context) (string, error)) {
+	return ctx, func(ctx context.Context) (string, error) {
+		e, err := p.store.Head(ctx)
+		if err != nil {
+			return "", err
+		}
+		return strconv.FormatInt(e.Seq, 10), nil
 	}
-	return strconv.FormatInt(e.Seq, 10), nil
 }
 
 func (p seqPositions) ReadAfter(ctx context.Context, pos string) (context.Context, error) {
-	n, err := strconv.ParseInt(pos, 10, 64)
-	if err != nil || n < 0 {
-		return nil, &resolver.Error{Kind: resolver.KindInvalid, Field: PositionHeader, Offset: -1,
-			Message: "a position is the number a write answered with"}
+	v, err := parseVersion(pos)
+	if err != nil {
+		return nil, err
 	}
 	e, err := p.store.Head(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if e.Seq < n {
+	if e.Seq < v {
 		return nil, &resolver.Error{Kind: resolver.KindInvalid, Field: PositionHeader, Offset: -1,
 			Message: "this directory has not reached position " + pos + ": it comes from another directory"}
 	}

@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -85,6 +86,10 @@ type handler struct {
 	mux  *http.ServeMux
 	m    *metrics
 	pos  Positions
+
+	// writers recycles respWriters: one per request would otherwise be
+	// the resolver's most frequent allocation.
+	writers sync.Pool
 }
 
 // New returns the resolver's HTTP handler over svc.
@@ -102,6 +107,7 @@ func New(svc *resolver.Service, opts Options) http.Handler {
 		opts.ReadyTimeout = DefaultReadyTimeout
 	}
 	h := &handler{svc: svc, opts: opts, log: opts.Logger, mux: http.NewServeMux()}
+	h.writers.New = func() any { return new(respWriter) }
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -135,7 +141,7 @@ func (h *handler) routes() []route {
 		{method: "GET", pattern: "/{urn}", serve: nil, raw: true},
 		{method: "GET", pattern: "/names/{urn}", serve: nil, raw: true},
 		{method: "GET", pattern: "/static/{path}", serve: nil, raw: true},
-		{method: "GET", pattern: "/uri-res/{service}", serve: h.serveURIRes},
+		{method: "GET", pattern: "/uri-res/{service}", serve: nil, raw: true},
 		{method: "GET", pattern: "/healthz", serve: h.serveHealth},
 		{method: "GET", pattern: "/readyz", serve: h.serveReady},
 		{method: "GET", pattern: "/metrics", serve: h.serveMetrics},
@@ -206,7 +212,8 @@ func (w *respWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // routes that must see the raw path, and hands the rest to the ServeMux.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	rw := &respWriter{ResponseWriter: w}
+	rw := h.writers.Get().(*respWriter)
+	*rw = respWriter{ResponseWriter: w}
 	h.m.inflight.Inc()
 	defer func() {
 		if v := recover(); v != nil {
@@ -220,6 +227,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		h.m.inflight.Dec()
 		h.finish(rw, r, start)
+		// Pages may keep w (an http.ResponseController, say) only while
+		// it serves, as with any handler; after that rw is reused.
+		*rw = respWriter{}
+		h.writers.Put(rw)
 	}()
 
 	target, path, query := requestTarget(r)
@@ -249,7 +260,15 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !h.allowGet(rw, r) {
 			return
 		}
-		h.servePathStyle(rw, r, path[1:], query)
+		h.servePathStyle(rw, r, target[1:])
+	case strings.HasPrefix(path, "/uri-res/") && strings.IndexByte(path[len("/uri-res/"):], '/') < 0 && len(path) > len("/uri-res/"):
+		// RFC 2169's route, the busiest after the path style: dispatched
+		// here to spare it the ServeMux's matching.
+		rw.route = "/uri-res/{service}"
+		if !h.allowGet(rw, r) {
+			return
+		}
+		h.serveURIRes(rw, r, path[len("/uri-res/"):], query)
 	case strings.HasPrefix(path, "/names/") || strings.HasPrefix(path, "/static/"):
 		rw.route = "/static/{path}"
 		if strings.HasPrefix(path, "/names/") {

@@ -98,6 +98,30 @@ func lookupService(name string, fold bool) (string, kind, bool) {
 
 func (k kind) byLocation() bool { return k >= kLocNames }
 
+// Header values of every resolution answer, made once: a header set with
+// Header.Set costs an allocation per request, and these never change.
+// Nothing in net/http modifies a header value slice in place.
+var (
+	varyValue     = []string{"Accept, Accept-Datetime"}
+	serviceValues = func() map[string][]string {
+		m := make(map[string][]string, len(services))
+		for _, s := range services {
+			m[s.name] = []string{s.name}
+		}
+		return m
+	}()
+)
+
+// setServiceHeaders sets Vary (the answers depend on Accept and
+// Accept-Datetime) and Urikit-Service (the service that answered, which
+// for the path style may be the default one).
+func setServiceHeaders(hd http.Header, service string) {
+	hd["Vary"] = varyValue
+	if v, ok := serviceValues[service]; ok {
+		hd["Urikit-Service"] = v
+	}
+}
+
 // nameRequest is one request to resolve a name.
 type nameRequest struct {
 	text    string      // the URN as given, with its components
@@ -112,8 +136,7 @@ type nameRequest struct {
 
 // serveURIRes is GET /uri-res/<service>?<uri> (RFC 2169 §2): the query is
 // the URI exactly as written, percent-encodings and all.
-func (h *handler) serveURIRes(rw *respWriter, r *http.Request) {
-	svc := r.PathValue("service")
+func (h *handler) serveURIRes(rw *respWriter, r *http.Request, svc, query string) {
 	name, k, ok := lookupService(svc, true)
 	if !ok {
 		p := newProblem(http.StatusBadRequest, ptUnknownSvc,
@@ -123,7 +146,6 @@ func (h *handler) serveURIRes(rw *respWriter, r *http.Request) {
 		return
 	}
 	rw.service = name
-	_, _, query := requestTarget(r)
 	if k.byLocation() {
 		h.serveByLocation(rw, r, name, k, query)
 		return
@@ -136,14 +158,11 @@ func (h *handler) serveURIRes(rw *respWriter, r *http.Request) {
 	h.resolveName(rw, r, nr)
 }
 
-// servePathStyle is GET /<urn>: text is the rest of the path as sent and
-// query the request's query, which is the URN's own: an RFC 8141
-// r-component ("?+s=I2Ls") and q-component ("?=lang=en"), or the draft's
-// directive list ("?s=I2Ls&as-of=…", seed 003 §2.3).
-func (h *handler) servePathStyle(rw *respWriter, r *http.Request, text, query string) {
-	if query != "" {
-		text += "?" + query
-	}
+// servePathStyle is GET /<urn>: text is the request target as sent after
+// its first "/": the name, and in the query its RFC 8141 r-component
+// ("?+s=I2Ls") and q-component ("?=lang=en"), or the draft's directive
+// list ("?s=I2Ls&as-of=…", seed 003 §2.3).
+func (h *handler) servePathStyle(rw *respWriter, r *http.Request, text string) {
 	nr, p := h.parseNameRequest(r, text, "", 0)
 	if p != nil {
 		h.writeProblem(rw, r, p)
@@ -190,9 +209,10 @@ func (h *handler) parseNameRequest(r *http.Request, text, service string, k kind
 	// 10's loop detection; RFC 8141 §2.3.1 reserves the r-component for
 	// resolvers, and equivalence ignores it).
 	if v, ok := d.Get("hops"); ok {
+		// 1 to 9 decimal digits, as resolver/federate writes and reads it.
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 1<<20 {
-			return nr, newProblem(http.StatusBadRequest, ptInvalid, "hops must be a small non-negative integer, not "+strconv.Quote(truncate(v, 32))).at("hops", -1)
+		if err != nil || len(v) > 9 || strings.Trim(v, "0123456789") != "" {
+			return nr, newProblem(http.StatusBadRequest, ptInvalid, "hops must be 1 to 9 decimal digits, not "+strconv.Quote(truncate(v, 32))).at("hops", -1)
 		}
 		nr.hops = n
 	}
@@ -248,8 +268,7 @@ func (h *handler) readContext(rw *respWriter, r *http.Request) (context.Context,
 // resolveName answers a name service.
 func (h *handler) resolveName(rw *respWriter, r *http.Request, nr nameRequest) {
 	hd := rw.Header()
-	hd.Set("Vary", "Accept, Accept-Datetime")
-	hd.Set("Urikit-Service", nr.service)
+	setServiceHeaders(hd, nr.service)
 	ctx, ok := h.readContext(rw, r)
 	if !ok {
 		return
@@ -267,7 +286,19 @@ func (h *handler) resolveName(rw *respWriter, r *http.Request, nr nameRequest) {
 	} else {
 		rec, err = h.svc.Lookup(ctx, name)
 	}
-	if resolver.KindOf(err) == resolver.KindNotFound {
+	if err != nil && resolver.KindOf(err) == resolver.KindNotFound {
+		if nr.hasAsOf {
+			// Not as of that time: delegate only a name that has no
+			// record now either (one registered later is ours, and was
+			// simply not there yet).
+			if _, nerr := h.svc.Lookup(ctx, name); resolver.KindOf(nerr) != resolver.KindNotFound {
+				if nerr != nil {
+					err = nerr
+				}
+				h.fail(rw, r, err)
+				return
+			}
+		}
 		h.delegate(rw, r, nr, err)
 		return
 	}
@@ -362,12 +393,9 @@ func (h *handler) delegate(rw *respWriter, r *http.Request, nr nameRequest, notF
 		return
 	}
 	rw.Header().Set("Urikit-Referral", ref.Via)
-	code := http.StatusTemporaryRedirect // the rules may change: temporary
-	if !r.ProtoAtLeast(1, 1) {
-		code = http.StatusFound
-	}
-	rw.Header().Set("Location", ref.URL)
-	rw.WriteHeader(code)
+	// The other resolver answers the request: 303 See Other, as RFC 2169
+	// §3.1 answers a resolved name (302 for HTTP/1.0).
+	h.redirect(rw, r, ref.URL, http.StatusSeeOther)
 }
 
 // redirect answers with a redirect to loc with the record's status. RFC
@@ -459,8 +487,7 @@ func withQuery(loc, q string) string {
 // locations no longer stand for the resource.
 func (h *handler) serveByLocation(rw *respWriter, r *http.Request, service string, k kind, loc string) {
 	hd := rw.Header()
-	hd.Set("Vary", "Accept, Accept-Datetime")
-	hd.Set("Urikit-Service", service)
+	setServiceHeaders(hd, service)
 	if loc == "" {
 		h.writeProblem(rw, r, newProblem(http.StatusBadRequest, ptInvalid, "no URL given: the query is the URL, as in /uri-res/L2Ns?https://example.org/x").at("url", 0))
 		return

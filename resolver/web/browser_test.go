@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -61,6 +63,8 @@ func browser(t *testing.T) context.Context {
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
 	t.Cleanup(func() { cancel(); cancelAlloc() })
+	start := time.Now()
+	defer func() { t.Logf("%s started in %v", path, time.Since(start).Round(time.Millisecond)) }()
 	// The first action starts the browser; it must not run under a
 	// timeout (that would end the browser with it).
 	if err := chromedp.Do(ctx, chromedp.Func(func(context.Context, *chromedp.Target) error { return nil })); err != nil {
@@ -115,9 +119,9 @@ func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 	return v
 }
 
-// screenshot saves the whole page as dir/name.png when URIKIT_SCREENSHOTS
-// names a directory.
-func screenshot(t *testing.T, ctx context.Context, name string) {
+// screenshot saves the whole page, or the element sel when one is given,
+// as dir/name.png when URIKIT_SCREENSHOTS names a directory.
+func screenshot(t *testing.T, ctx context.Context, name string, sel ...string) {
 	t.Helper()
 	dir := os.Getenv("URIKIT_SCREENSHOTS")
 	if dir == "" {
@@ -125,7 +129,11 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	}
 	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	png, err := chromedp.Run(sctx, chromedp.FullScreenshot(100))
+	shot := chromedp.FullScreenshot(100)
+	if len(sel) > 0 {
+		shot = chromedp.Screenshot(chromedp.CSS(sel[0]))
+	}
+	png, err := chromedp.Run(sctx, shot)
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
@@ -160,7 +168,7 @@ func pageErrors(t *testing.T, ctx context.Context) func() []string {
 				add("console.error")
 			}
 		case *log.EventEntryAdded:
-			if ev.Entry.Level == log.EntryLevelError {
+			if ev.Entry.Level == log.EntryLevelError && ev.Entry.Source != log.EntrySourceNetwork { // a 4xx answer logs a network error
 				add("log: " + ev.Entry.Text + " " + ev.Entry.URL)
 			}
 		}
@@ -233,8 +241,105 @@ func TestBrowserReadingWithoutScript(t *testing.T) {
 		t.Errorf("mark %q", s)
 	}
 	screenshot(t, ctx, "malformed")
+	accessible(t, ctx, "malformed")
 	if st := load(t, ctx, "unknown", chromedp.Navigate(srv.URL+"/names/urn:nbn:de:101-4711")); st != 404 {
 		t.Errorf("unknown: %d", st)
 	}
 	screenshot(t, ctx, "not-registered")
+	accessible(t, ctx, "not-registered")
+
+	// On a phone's width nothing runs off the side of a name's page.
+	step(t, ctx, "phone width", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)))
+	for _, p := range []string{"/names/urn:isbn:9780395363416", "/names/urn:example:hostile", "/names/urn:example:old-report", "/"} {
+		load(t, ctx, p, chromedp.Navigate(srv.URL+p))
+		if w := eval[int](t, ctx, "document.documentElement.scrollWidth"); w > 390 {
+			t.Errorf("%s is %d px wide on a 390 px screen: %q", p, w, eval[[]string](t, ctx,
+				`Array.from(document.querySelectorAll('body *')).filter(e => e.getBoundingClientRect().right > 390).map(e => e.tagName + '.' + e.className + ' ' + e.textContent.trim().slice(0, 30))`))
+		}
+	}
+	load(t, ctx, "record", chromedp.Navigate(srv.URL+"/names/urn:isbn:9780395363416"))
+	screenshot(t, ctx, "phone-record")
+	step(t, ctx, "desktop width", chromedp.ResetViewport())
+
+	// The accessibility check finds what it looks for.
+	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, `<!doctype html><html lang="en"><body><h2>No h1</h2><h4>Skipped</h4>`+
+			`<p style="color:#aaa">faint</p><input id="x"><img src="data:,"></body></html>`)
+	}))
+	defer bad.Close()
+	load(t, ctx, "bad page", chromedp.Navigate(bad.URL))
+	got := strings.Join(eval[[]string](t, ctx, a11yCheck), "\n")
+	for _, want := range []string{"no accessible name", "0 h1 elements", `heading level skipped before "No h1"`, `heading level skipped before "Skipped"`,
+		"img without alt", `contrast 2.32:1 for "faint"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the accessibility check missed %q; found:\n%s", want, got)
+		}
+	}
+}
+
+// a11yCheck is run in the page: it lists what keeps the visible page from
+// being usable with a screen reader or by someone with low vision: a form
+// control without an accessible name, not exactly one h1, a heading level
+// skipped, an image without alt, and text whose contrast with its background
+// is below WCAG 2's AA level (4.5:1, or 3:1 for large text).
+const a11yCheck = `(() => {
+  const problems = [];
+  const visible = el => !!(el.offsetWidth || el.offsetHeight || el.getClientRects().length) && getComputedStyle(el).visibility !== 'hidden';
+  for (const el of document.querySelectorAll('input:not([type=hidden]), select, textarea, button')) {
+    if (!visible(el)) continue;
+    const name = el.tagName === 'BUTTON' ? el.textContent.trim()
+      : ((el.labels && Array.from(el.labels).map(l => l.textContent.trim()).join(' ')) || el.getAttribute('aria-label') || '');
+    if (!name) problems.push('no accessible name: ' + el.outerHTML.slice(0, 100));
+  }
+  const hs = Array.from(document.querySelectorAll('h1,h2,h3,h4,h5,h6')).filter(visible);
+  const h1 = hs.filter(h => h.tagName === 'H1').length;
+  if (h1 !== 1) problems.push(h1 + ' h1 elements');
+  let last = 0;
+  for (const h of hs) {
+    const l = +h.tagName[1];
+    if (l > last + 1) problems.push('heading level skipped before "' + h.textContent.trim() + '"');
+    last = l;
+  }
+  for (const img of document.querySelectorAll('img')) if (!img.hasAttribute('alt')) problems.push('img without alt: ' + img.src);
+  const parse = c => {
+    const m = /rgba?\(([^)]+)\)/.exec(c);
+    if (!m) return null;
+    const p = m[1].split(/[\s,\/]+/).filter(Boolean).map(Number);
+    return { r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1 };
+  };
+  const lum = c => {
+    const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b);
+  };
+  const background = el => {
+    for (let e = el; e; e = e.parentElement) { // up to and including <html>
+      const c = parse(getComputedStyle(e).backgroundColor);
+      if (c && c.a > 0.5) return c;
+    }
+    return { r: 255, g: 255, b: 255, a: 1 }; // the canvas
+  };
+  const seen = new Set();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const n = walker.currentNode, el = n.parentElement;
+    if (!n.textContent.trim() || !el || seen.has(el) || !visible(el)) continue;
+    seen.add(el);
+    const st = getComputedStyle(el), fg = parse(st.color);
+    if (!fg) continue;
+    const a = lum(fg), b = lum(background(el));
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    const size = parseFloat(st.fontSize), large = size >= 24 || (parseInt(st.fontWeight, 10) >= 700 && size >= 18.66);
+    if (ratio < (large ? 3 : 4.5)) problems.push('contrast ' + ratio.toFixed(2) + ':1 for "' + n.textContent.trim().slice(0, 40) + '"');
+  }
+  return problems;
+})()`
+
+// accessible fails the test for each accessibility problem a11yCheck finds
+// on the page now shown.
+func accessible(t *testing.T, ctx context.Context, page string) {
+	t.Helper()
+	for _, p := range eval[[]string](t, ctx, a11yCheck) {
+		t.Errorf("%s: %s", page, p)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/urikit/urikit/resolver/httpapi"
 	"github.com/urikit/urikit/urn"
 )
 
@@ -163,6 +164,31 @@ func FuzzTarget(f *testing.F) {
 		checkAnswer(t, method, target, w)
 		if method != "GET" && method != "HEAD" && w.Code != 405 {
 			t.Fatalf("%s %q: %d", method, target, w.Code)
+		}
+	})
+}
+
+// FuzzThroughAPI: the page mounted in the resolver's handler
+// (httpapi.Options.Pages), as urikit serve runs it. Whatever the name, the
+// answer is the page's, never a 500.
+func FuzzThroughAPI(f *testing.F) {
+	for _, s := range []string{"urn:isbn:9780395363416", "urn:example:a//b/../c", "urn:example:x%2Fy", "urn:x:", "%", "", "urn:example:old-report"} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	fx := newFixture(f)
+	h := httpapi.New(fx.svc, httpapi.Options{Pages: New(fx.svc, Options{})})
+	f.Fuzz(func(t *testing.T, name string, form bool) {
+		target := "/names/" + name
+		if form {
+			target = "/?urn=" + url.QueryEscape(name)
+		}
+		w := serveRaw(h, "GET", target)
+		if w.Code >= 500 {
+			t.Fatalf("%q: %d\n%s", target, w.Code, w.Body)
+		}
+		if w.Code != 303 && w.Code != 414 && w.Header().Get("Content-Security-Policy") == "" {
+			t.Fatalf("%q: %d without the page's CSP (not answered by the page?)", target, w.Code)
 		}
 	})
 }

@@ -44,6 +44,7 @@ type nameData struct {
 	Parts   parts
 	Found   bool
 	Alias   bool // the name asked for is an alias of Record.URN
+	Equiv   bool // the name asked for is another spelling of Record.URN
 	Record  recordView
 	History []entryView
 	Rule    *resolver.Rule // for a name with no record: the delegation it takes
@@ -286,14 +287,14 @@ func summary(e resolver.Entry) string {
 		return ""
 	}
 	if r.Status == resolver.Withdrawn {
-		s := "withdrawn"
+		var s []string
 		if r.Reason != "" {
-			s += ": " + r.Reason
+			s = append(s, r.Reason)
 		}
 		if r.Successor != "" {
-			s += " (successor " + r.Successor + ")"
+			s = append(s, "successor "+r.Successor)
 		}
-		return s
+		return strings.Join(s, " · ")
 	}
 	parts := []string{plural(len(r.Locations), "location")}
 	if len(r.Locations) > 0 {

@@ -248,32 +248,33 @@ func (h *handler) serveName(w http.ResponseWriter, r *http.Request, name string)
 	defer cancel()
 	d := nameData{layout: h.layout(name, u.AssignedName()), Parts: partsOf(u)}
 	rec, hist, err := h.svc.History(ctx, u)
-	switch resolver.KindOf(err) {
-	case resolver.KindNotFound:
-		d.Status = http.StatusNotFound
-		if rule, ok, err := h.svc.Rule(ctx, u); err == nil && ok {
-			d.Rule = &rule
-		}
-		h.render(w, r, http.StatusNotFound, "name", d)
-		return
-	case resolver.KindUnavailable:
-		h.problem(w, r, http.StatusServiceUnavailable, "Directory unavailable",
-			"The directory's store did not answer in time. Try again in a moment.")
-		return
-	}
-	if err != nil && !(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
-		h.log.Error("page lookup", "urn", u.AssignedName(), "err", err)
-		h.problem(w, r, http.StatusInternalServerError, "Internal error", "The page could not be built; the error was logged.")
-		return
-	}
 	if err != nil {
-		h.problem(w, r, http.StatusServiceUnavailable, "Directory unavailable",
-			"The directory's store did not answer in time. Try again in a moment.")
+		switch {
+		case resolver.KindOf(err) == resolver.KindNotFound:
+			d.Status = http.StatusNotFound
+			if rule, ok, err := h.svc.Rule(ctx, u); err == nil && ok {
+				d.Rule = &rule
+			}
+			h.render(w, r, http.StatusNotFound, "name", d)
+		case resolver.KindOf(err) == resolver.KindUnavailable,
+			errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+			h.problem(w, r, http.StatusServiceUnavailable, "Directory unavailable",
+				"The directory's store did not answer in time. Try again in a moment.")
+		default:
+			attrs := []any{"urn", u.AssignedName(), "err", err}
+			var re *resolver.Error
+			if errors.As(err, &re) && re.Err != nil {
+				attrs = append(attrs, "cause", re.Err) // what the store said
+			}
+			h.log.Error("page lookup", attrs...)
+			h.problem(w, r, http.StatusInternalServerError, "Internal error", "The page could not be built; the error was logged.")
+		}
 		return
 	}
 	d.Found = true
 	d.Record = recordViewOf(rec)
 	d.Alias = rec.Key != u.Key()
+	d.Equiv = !d.Alias && u.AssignedName() != rec.URN
 	d.History = historyView(hist)
 	d.Title = rec.URN
 	status := http.StatusOK

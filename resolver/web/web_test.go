@@ -2,9 +2,12 @@ package web
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"html"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +15,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/memstore"
 )
 
 // server serves the page alone (no JSON API) on loopback.
@@ -126,6 +133,7 @@ func TestSearchFindsEquivalentName(t *testing.T) {
 		"Equivalence key urn:isbn:9780395363416 after the namespace's own equivalence rules",
 		"RFC 3187",
 	)
+	wantIn(t, tx, "You asked for URN:ISBN:0-395-36341-1 , which is equivalent to the registered name urn:isbn:9780395363416 (the equivalence rules of RFC 3187).")
 	// The search box keeps the name as entered (trimmed).
 	wantIn(t, body, `value="URN:ISBN:0-395-36341-1"`)
 	// Locations in order.
@@ -138,7 +146,7 @@ func TestSearchFindsEquivalentName(t *testing.T) {
 	// The history: two name entries, each with time, action, actor, hash.
 	hist := body[strings.Index(body, `id="hist-h"`):]
 	hist = hist[:strings.Index(hist, "</table>")]
-	rows := regexp.MustCompile(`(?s)<tr><td class="num">(\d+)</td><td class="nowrap"><time datetime="([^"]+)">([^<]+)</time></td><td><strong>([a-z ]+)</strong>.*?<code>([^<]+)</code></td><td><code class="hash" title="SHA-256 ([0-9a-f]{64})">([0-9a-f]{12})</code>`).FindAllStringSubmatch(hist, -1)
+	rows := regexp.MustCompile(`(?s)<tr><td class="num">(\d+)</td><td class="nowrap"><time datetime="([^"]+)">([^<]+)</time></td><td><strong>([a-z ]+)</strong>.*?<code>([^<]+)</code></td><td class="nowrap"[^>]*><code class="hash" title="SHA-256 ([0-9a-f]{64})">([0-9a-f]{12})</code>`).FindAllStringSubmatch(hist, -1)
 	if len(rows) != 2 {
 		t.Fatalf("history has %d rows, want 2:\n%s", len(rows), hist)
 	}
@@ -263,9 +271,11 @@ func TestRawPath(t *testing.T) {
 	resp, body = get(t, srv, "/names/urn:example:x%2fy")
 	wantStatus(t, resp, body, 200)
 	wantIn(t, body, "https://example.org/encoded-slash")
+	wantIn(t, text(body), "You asked for urn:example:x%2fy , which is equivalent to the registered name urn:example:x%2Fy (RFC 8141 §3.1 lexical equivalence).")
 	// A link to a name with a dot segment goes through the form's query,
 	// since a browser would remove the segment from a path.
-	_, body = get(t, srv, "/")
+	_, body = get(t, srv, "/names/urn:example:a//b/../c")
+	wantIn(t, body, `data-page="/?urn=urn%3Aexample%3Aa%2F%2Fb%2F..%2Fc"`)
 	if got := pageURL("urn:example:a//b/../c"); got != "/?urn=urn%3Aexample%3Aa%2F%2Fb%2F..%2Fc" {
 		t.Errorf("pageURL %q", got)
 	}
@@ -382,5 +392,65 @@ func TestPathSegment(t *testing.T) {
 		if back, err := url.PathUnescape(pathSegment(in)); err != nil || back != in {
 			t.Errorf("%q does not decode back: %q %v", in, back, err)
 		}
+	}
+}
+
+func TestHomeHasOneSearchForm(t *testing.T) {
+	srv, _ := server(t)
+	_, body := get(t, srv, "/")
+	if n := strings.Count(body, `role="search"`); n != 1 {
+		t.Errorf("%d search forms on the home page", n)
+	}
+	_, body = get(t, srv, "/names/urn:isbn:9780395363416")
+	if n := strings.Count(body, `role="search"`); n != 1 {
+		t.Errorf("%d search forms on a name page", n)
+	}
+}
+
+// brokenStore fails every lookup with err; wait makes it block until the
+// request's deadline first.
+type brokenStore struct {
+	resolver.Store
+	err  error
+	wait bool
+}
+
+func (b brokenStore) RecordByKey(ctx context.Context, key string) (resolver.Record, resolver.Role, error) {
+	if b.wait {
+		<-ctx.Done()
+		return resolver.Record{}, "", ctx.Err()
+	}
+	return resolver.Record{}, "", b.err
+}
+
+func TestStoreFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		store brokenStore
+		code  int
+	}{
+		{"unavailable", brokenStore{err: fmt.Errorf("dial: %w", resolver.ErrUnavailable)}, 503},
+		{"timeout", brokenStore{wait: true}, 503},
+		{"broken", brokenStore{err: errors.New("disk on fire")}, 500},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.store.Store = memstore.New()
+			var logged strings.Builder
+			h := New(resolver.New(tc.store, resolver.Options{CacheSize: -1}), Options{
+				Timeout: 50 * time.Millisecond,
+				Logger:  slog.New(slog.NewTextHandler(&logged, nil)),
+			})
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, httptest.NewRequest("GET", "/names/urn:example:x", nil))
+			if w.Code != tc.code {
+				t.Fatalf("status %d, want %d\n%s", w.Code, tc.code, w.Body)
+			}
+			if strings.Contains(w.Body.String(), "disk on fire") {
+				t.Error("the store's error reached the page")
+			}
+			if (tc.code == 500) != strings.Contains(logged.String(), "disk on fire") {
+				t.Errorf("log: %q", logged.String())
+			}
+		})
 	}
 }

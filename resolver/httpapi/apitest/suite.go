@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/client"
 	"github.com/urikit/urikit/resolver/httpapi"
 )
 
@@ -52,6 +53,7 @@ func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
 		{"Pages", testPages},
 		{"Recover", testRecover},
 		{"OpenAPIRoutesAnswer", testOpenAPI},
+		{"GoClient", testGoClient},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore) })
@@ -145,7 +147,7 @@ func testHTTP10(t *testing.T, ns func(*testing.T) resolver.Store) {
 	r := f.Raw("GET /uri-res/N2L?"+lotr+" HTTP/1.0\r\n\r\n").Want(t, 302)
 	wantHeader(t, r, "Location", "https://example.org/book")
 	f.Raw("GET /"+lotr+" HTTP/1.0\r\n\r\n").Want(t, 302)
-	r = f.Raw("GET /uri-res/N2L?"+lotr+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").Want(t, 303)
+	f.Raw("GET /uri-res/N2L?"+lotr+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").Want(t, 303)
 	f.Put(f.books, "urn:example:perm", `{"locations":[{"url":"https://example.org/p"}],"redirect":301}`).Want(t, 201)
 	f.Raw("GET /uri-res/N2L?urn:example:perm HTTP/1.0\r\n\r\n").Want(t, 301)
 	f.Put(f.books, "urn:example:temp", `{"locations":[{"url":"https://example.org/t"}],"redirect":307}`).Want(t, 201)
@@ -209,6 +211,15 @@ func testLocationLists(t *testing.T, ns func(*testing.T) resolver.Store) {
 	wantHeader(t, r, "Content-Type", "text/html; charset=utf-8")
 	if !strings.Contains(r.Body, `<LI><A HREF="https://example.org/book.pdf">https://example.org/book.pdf</A>`) {
 		t.Fatalf("HTML list: %s", r.Body)
+	}
+	if !strings.Contains(r.Header.Get("Content-Security-Policy"), "default-src 'none'") {
+		t.Fatalf("HTML without a Content-Security-Policy")
+	}
+	// A location that is a script is not made a link.
+	f.Put(f.books, "urn:example:js", loc("javascript:alert(1)")).Want(t, 201)
+	r = f.Do("GET", "/uri-res/I2Ls?urn:example:js", "", "Accept", browserAccept).Want(t, 200)
+	if strings.Contains(r.Body, `HREF="javascript:`) {
+		t.Fatalf("script link: %s", r.Body)
 	}
 	// Nothing acceptable: 406.
 	f.Do("GET", "/uri-res/I2Ls?"+lotr, "", "Accept", "image/png").Want(t, 406).Problem(t)
@@ -631,22 +642,23 @@ func testDelegation(t *testing.T, ns func(*testing.T) resolver.Store) {
 	f := newFixture(t, ns)
 	f.Deleg.Route("urn:nbn:fi:", "https://resolver.example/")
 	// No record, a rule: redirect there, with the hop count one up.
-	r := f.Do("GET", "/uri-res/N2L?URN:NBN:fi:abc-123", "").Want(t, 307)
+	r := f.Do("GET", "/uri-res/N2L?URN:NBN:fi:abc-123", "").Want(t, 303)
 	wantHeader(t, r, "Location", "https://resolver.example/uri-res/N2L?URN:NBN:fi:abc-123?+hops=1")
 	wantHeader(t, r, "Urikit-Referral", "rule")
 	c, _ := f.Deleg.Last()
 	if c.Service != "N2L" || c.Hops != 1 || c.Name != "URN:NBN:fi:abc-123" {
 		t.Fatalf("call %+v", c)
 	}
-	r = f.Do("GET", "/urn:nbn:fi:abc-123?s=I2Ls", "").Want(t, 307)
+	f.Do("GET", "/urn:nbn:fi:abc-123?s=I2Ls", "").Want(t, 303)
 	if c, _ := f.Deleg.Last(); c.Service != "I2Ls" || c.Hops != 1 {
 		t.Fatalf("call %+v", c)
 	}
-	r = f.Do("GET", "/urn:nbn:fi:abc-123?+hops=3&s=I2C", "").Want(t, 307)
+	r = f.Do("GET", "/urn:nbn:fi:abc-123?+hops=3&s=I2C", "").Want(t, 303)
 	wantHeader(t, r, "Location", "https://resolver.example/uri-res/I2C?urn:nbn:fi:abc-123?+hops=4")
 	f.Raw("GET /uri-res/N2L?urn:nbn:fi:abc HTTP/1.0\r\n\r\n").Want(t, 302)
 	// Loops: a request delegated MaxHops times is not delegated again.
-	f.Do("GET", "/uri-res/N2L?urn:nbn:fi:abc?+hops=7", "").Want(t, 307)
+	f.Do("GET", "/uri-res/N2L?urn:nbn:fi:abc?+hops=7", "").Want(t, 303)
+	f.Do("GET", "/uri-res/N2L?urn:nbn:fi:abc?+hops=007", "").Want(t, 303)
 	p := f.Do("GET", "/uri-res/N2L?urn:nbn:fi:abc?+hops=8", "").Want(t, 508).Problem(t)
 	if p.Limit != httpapi.DefaultMaxHops {
 		t.Fatalf("508: %+v", p)
@@ -656,7 +668,12 @@ func testDelegation(t *testing.T, ns func(*testing.T) resolver.Store) {
 	f.Do("GET", "/"+lotr+"?+hops=50", "").Want(t, 303)
 	// No rule: 404. A bad count: 400.
 	f.Do("GET", "/urn:nbn:se:abc", "").Want(t, 404)
-	for _, h := range []string{"-1", "x", "1.5", "99999999999999999999"} {
+	// As of a time before a name of ours existed: 404, not delegated.
+	f.Deleg.Route("urn:example:", "https://elsewhere.example/")
+	f.Do("GET", "/"+lotr+"?as-of=2000-01-01T00:00:00Z", "").Want(t, 404)
+	f.Do("GET", "/urn:example:tolkien-lotr?as-of=2000-01-01T00:00:00Z", "").Want(t, 404)
+	f.Do("GET", "/urn:example:not-ours?as-of=2000-01-01T00:00:00Z", "").Want(t, 303)
+	for _, h := range []string{"-1", "x", "1.5", "+3", "", "1234567890"} {
 		p := f.Do("GET", "/urn:nbn:fi:abc?+hops="+h, "").Want(t, 400).Problem(t)
 		if p.Field != "hops" {
 			t.Fatalf("hops=%s: %+v", h, p)
@@ -668,7 +685,7 @@ func testDelegation(t *testing.T, ns func(*testing.T) resolver.Store) {
 	// Another hop limit.
 	g := newFixture(t, ns, func(o *httpapi.Options) { o.MaxHops = 2 })
 	g.Deleg.Route("urn:nbn:fi:", "https://resolver.example/")
-	g.Do("GET", "/urn:nbn:fi:abc?+hops=1", "").Want(t, 307)
+	g.Do("GET", "/urn:nbn:fi:abc?+hops=1", "").Want(t, 303)
 	g.Do("GET", "/urn:nbn:fi:abc?+hops=2", "").Want(t, 508)
 	// Without a Delegator: 404.
 	h := newFixture(t, ns, func(o *httpapi.Options) { o.Delegator = nil })
@@ -710,9 +727,13 @@ func testLimits(t *testing.T, ns func(*testing.T) resolver.Store) {
 	// Just under the limit is served.
 	ok := "urn:example:" + strings.Repeat("b", httpapi.DefaultMaxTarget-len("/urn:example:")-1)
 	f.Do("GET", "/"+ok, "").Want(t, 404)
+	p := f.Put(f.books, "urn:example:alias-long", `{"locations":[{"url":"https://example.org/x"}],"aliases":["`+long+`"]}`).Want(t, 414).Problem(t)
+	if p.Field != "aliases[0]" {
+		t.Fatalf("long alias: %+v", p)
+	}
 	// Bodies over 1 MiB: 413, whether announced or not.
 	big := `{"locations":[{"url":"https://example.org/x"}],"metadata":{"x":"` + strings.Repeat("y", httpapi.DefaultMaxBody) + `"}}`
-	p := f.Put(f.books, "urn:example:big", big).Want(t, 413).Problem(t)
+	p = f.Put(f.books, "urn:example:big", big).Want(t, 413).Problem(t)
 	if p.Limit != httpapi.DefaultMaxBody {
 		t.Fatalf("413: %+v", p)
 	}
@@ -989,7 +1010,13 @@ func testPutErrors(t *testing.T, ns func(*testing.T) resolver.Store) {
 		}
 	}
 	// A body that is not JSON: 415.
-	f.Do("PUT", "/api/v1/names/urn:example:e", `locations=x`, "Authorization", "Bearer "+f.books, "Content-Type", "application/x-www-form-urlencoded").Want(t, 415).Problem(t)
+	f.Do("PUT", "/api/v1/names/urn:example:e", `locations=x`, "Authorization", "Bearer "+f.books, "Content-Type", "text/plain").Want(t, 415).Problem(t)
+	f.Do("PUT", "/api/v1/names/urn:example:e", `x`, "Authorization", "Bearer "+f.books, "Content-Type", "multipart/form-data; boundary=x").Want(t, 415)
+	// curl -d declares a form; the body is JSON all the same.
+	p := f.Do("PUT", "/api/v1/names/urn:example:e", `locations=x`, "Authorization", "Bearer "+f.books, "Content-Type", "application/x-www-form-urlencoded").Want(t, 400).Problem(t)
+	if p.Field != "body" || p.Offset == nil || *p.Offset != 0 {
+		t.Fatalf("form body: %+v", p)
+	}
 	f.Do("PUT", "/api/v1/names/urn:example:e", loc("https://example.org/x"), "Authorization", "Bearer "+f.books, "Content-Type", "application/merge-patch+json").Want(t, 201)
 	// Nothing was written by the failed attempts.
 	f.Do("GET", "/api/v1/names/urn:example:e/history", "").Want(t, 200)
@@ -1116,7 +1143,7 @@ func testPositions(t *testing.T, ns func(*testing.T) resolver.Store) {
 	if pos == "" {
 		t.Fatalf("a write's answer has no %s", httpapi.PositionHeader)
 	}
-	r = f.Do("GET", "/urn:example:pos", "", httpapi.PositionHeader, pos).Want(t, 303)
+	f.Do("GET", "/urn:example:pos", "", httpapi.PositionHeader, pos).Want(t, 303)
 	f.Do("GET", "/api/v1/names/urn:example:pos", "", httpapi.PositionHeader, pos).Want(t, 200)
 	r2 := f.Put(f.books, "urn:example:pos", loc("https://example.org/p2")).Want(t, 200)
 	if r2.Header.Get(httpapi.PositionHeader) == pos {
@@ -1234,7 +1261,7 @@ func testRecover(t *testing.T, ns func(*testing.T) resolver.Store) {
 		t.Fatalf("the panic was not logged: %s", f.Logs.String())
 	}
 	f.Deleg.Panic = false
-	f.Do("GET", "/urn:nbn:fi:boom", "").Want(t, 307)
+	f.Do("GET", "/urn:nbn:fi:boom", "").Want(t, 303)
 }
 
 // testOpenAPI: every operation of the OpenAPI document answers on the
@@ -1272,5 +1299,85 @@ func testOpenAPI(t *testing.T, ns func(*testing.T) resolver.Store) {
 	}
 	if n < 20 {
 		t.Fatalf("only %d operations in the document", n)
+	}
+}
+
+// testGoClient drives the API with resolver/client, the Go client urikit's
+// commands use: the two must agree on paths, bodies and errors.
+func testGoClient(t *testing.T, ns func(*testing.T) resolver.Store) {
+	e := NewEnv(t, ns)
+	ctx := t.Context()
+	admin := client.New(e.URL, AdminToken)
+	a, err := admin.CreateAuthority(ctx, "Client", []string{"urn:example:"})
+	if err != nil || a.ID == 0 || a.Token == "" {
+		t.Fatalf("create authority: %+v %v", a, err)
+	}
+	m := client.New(e.URL, a.Token)
+	name := "urn:example:c/../d%2F?x" // "?" inside a path segment only; not a valid name
+	if _, _, err := m.Put(ctx, name, resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.org/c"}}}); resolver.KindOf(err) != resolver.KindInvalid {
+		t.Fatalf("put of an invalid name: %v", err)
+	}
+	name = "urn:example:c/../d%2F"
+	rec, created, err := m.Put(ctx, name, resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.org/c"}}, Aliases: []string{"urn:example:c-alias"}})
+	if err != nil || !created || rec.URN != name {
+		t.Fatalf("put: %+v %v %v", rec, created, err)
+	}
+	if _, created, err := m.Put(ctx, "URN:EXAMPLE:c/../d%2f", resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.org/c2"}}}); err != nil || created {
+		t.Fatalf("replace: %v %v", created, err)
+	}
+	got, err := m.Get(ctx, "urn:example:c-alias")
+	if resolver.KindOf(err) != resolver.KindNotFound {
+		t.Fatalf("dropped alias: %+v %v", got, err)
+	}
+	got, err = client.New(e.URL, "").Get(ctx, name)
+	if err != nil || got.Locations[0].URL != "https://example.org/c2" {
+		t.Fatalf("get: %+v %v", got, err)
+	}
+	_, _, err = m.Put(ctx, "urn:example:other", resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.org/o"}}, Aliases: []string{"urn:example:c-alias"}})
+	var re *resolver.Error
+	if !errors.As(err, &re) || re.Kind != resolver.KindConflict || re.Record != name {
+		t.Fatalf("conflict: %v", err)
+	}
+	_, _, err = m.Put(ctx, "urn:example:bad", resolver.RecordInput{Locations: []resolver.Location{{URL: "no uri"}}})
+	if !errors.As(err, &re) || re.Kind != resolver.KindInvalid || re.Field != "locations[0].url" || re.Offset != 2 {
+		t.Fatalf("invalid: %#v", err)
+	}
+	if _, err := m.Withdraw(ctx, name, "gone", "https://example.org/next"); err != nil {
+		t.Fatal(err)
+	}
+	h, err := m.History(ctx, name)
+	if err != nil || len(h) != 3 || h[2].Action != "name.withdraw" || len(h[2].Hash) != 32 {
+		t.Fatalf("history: %+v %v", h, err)
+	}
+	tok, err := m.AddToken(ctx, a.ID, "second")
+	if err != nil || tok.Token == "" {
+		t.Fatalf("add token: %+v %v", tok, err)
+	}
+	if err := client.New(e.URL, tok.Token).RevokeToken(ctx, a.ID, tok.ID); err != nil {
+		t.Fatalf("revoke: %v", err)
+	}
+	if _, toks, err := m.Authority(ctx, a.ID); err != nil || len(toks) != 2 || toks[1].Revoked == nil {
+		t.Fatalf("authority: %+v %v", toks, err)
+	}
+	if _, err := m.Authorities(ctx); resolver.KindOf(err) != resolver.KindForbidden {
+		t.Fatalf("maintainer lists authorities: %v", err)
+	}
+	r, err := admin.AddRule(ctx, "urn:nbn:fi:", "https://resolver.example/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs, err := admin.Rules(ctx); err != nil || len(rs) != 1 {
+		t.Fatalf("rules: %+v %v", rs, err)
+	}
+	if err := admin.RemoveRule(ctx, r.ID); err != nil {
+		t.Fatal(err)
+	}
+	na, err := admin.TransferAuthority(ctx, a.ID, "New owner")
+	if err != nil || na.Token == "" || na.Name != "New owner" {
+		t.Fatalf("transfer: %+v %v", na, err)
+	}
+	e.Down.Store(true)
+	if _, err := m.Get(ctx, "urn:example:never"); resolver.KindOf(err) != resolver.KindUnavailable {
+		t.Fatalf("store down: %v", err)
 	}
 }

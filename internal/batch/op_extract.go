@@ -1,0 +1,17 @@
+package batch
+
+import "github.com/urikit/urikit/extract"
+
+func init() {
+	register("extract", opExtract)
+}
+
+// opExtract answers {"op":"extract","text":S} with the URIs found in the
+// text, in order of appearance, wrappers removed.
+func opExtract(r Request) Object {
+	text, err := r.String("text")
+	if err != nil {
+		return Fail(err.Error())
+	}
+	return Object{"ok": true, "result": extract.Strings(text)}
+}
