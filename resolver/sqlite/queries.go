@@ -74,24 +74,24 @@ var sqlText = [numQueries]string{
 	// read in key order and filtered.
 	qStaleKeysCurrent: fmt.Sprintf(`SELECT `+keyCols+` FROM keys INDEXED BY %s WHERE version < %d AND key > ? ORDER BY key LIMIT ?`, staleIndex, urn.KeyVersion),
 	qStaleKeys:        `SELECT ` + keyCols + ` FROM keys WHERE key > ? AND version < ? ORDER BY key LIMIT ?`,
-	qDuplicateKeys: `SELECT key FROM locations WHERE key > ? GROUP BY key HAVING count(*) > 1 ORDER BY key LIMIT ?`,
-	qDuplicateURNs: `SELECT r.urn FROM locations l JOIN records r ON r.id = l.record_id WHERE l.key = ? ORDER BY r.id`,
-	qAuthority:     `SELECT id, name, prefixes, created, updated FROM authorities WHERE id = ?`,
-	qAuthorities:   `SELECT id, name, prefixes, created, updated FROM authorities ORDER BY id`,
-	qTokenByHash:   `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE hash = ?`,
-	qTokens:        `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE authority_id = ? ORDER BY id`,
-	qRules:         `SELECT id, prefix, target, created FROM rules ORDER BY id`,
-	qHistory:       `SELECT ` + entryCols + ` FROM history WHERE record_id = ? ORDER BY seq`,
-	qLog:           `SELECT ` + entryCols + ` FROM history WHERE seq > ? ORDER BY seq LIMIT ?`,
-	qHead:          `SELECT ` + entryCols + ` FROM history ORDER BY seq DESC LIMIT 1`,
-	qSetting:       `SELECT value FROM settings WHERE name = ?`,
+	qDuplicateKeys:    `SELECT key FROM locations WHERE key > ? GROUP BY key HAVING count(*) > 1 ORDER BY key LIMIT ?`,
+	qDuplicateURNs:    `SELECT r.urn FROM locations l JOIN records r ON r.id = l.record_id WHERE l.key = ? ORDER BY r.id`,
+	qAuthority:        `SELECT id, name, prefixes, created, updated FROM authorities WHERE id = ?`,
+	qAuthorities:      `SELECT id, name, prefixes, created, updated FROM authorities ORDER BY id`,
+	qTokenByHash:      `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE hash = ?`,
+	qTokens:           `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE authority_id = ? ORDER BY id`,
+	qRules:            `SELECT id, prefix, target, created FROM rules ORDER BY id`,
+	qHistory:          `SELECT ` + entryCols + ` FROM history WHERE record_id = ? ORDER BY seq`,
+	qLog:              `SELECT ` + entryCols + ` FROM history WHERE seq > ? ORDER BY seq LIMIT ?`,
+	qHead:             `SELECT ` + entryCols + ` FROM history ORDER BY seq DESC LIMIT 1`,
+	qSetting:          `SELECT value FROM settings WHERE name = ?`,
 
 	qInsertRecord: `INSERT INTO records (urn, key, status, redirect, successor, reason, authority_id, created, updated, body)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	qUpdateRecord: `UPDATE records SET urn = ?, key = ?, status = ?, redirect = ?, successor = ?, reason = ?,
 		authority_id = ?, created = ?, updated = ?, body = ? WHERE id = ?`,
-	qInsertLocation:  `INSERT OR IGNORE INTO locations (key, record_id) VALUES (?, ?)`,
-	qDeleteLocation:  `DELETE FROM locations WHERE key = ? AND record_id = ?`,
+	qInsertLocation: `INSERT OR IGNORE INTO locations (key, record_id) VALUES (?, ?)`,
+	qDeleteLocation: `DELETE FROM locations WHERE key = ? AND record_id = ?`,
 	// One statement does all of PutKey: insert the key, or update it when
 	// the same record holds it; when another record holds it nothing
 	// changes (changes() = 0) and PutKey reports ErrKeyTaken.
