@@ -51,11 +51,10 @@ func (s *Service) Put(ctx context.Context, p Principal, name string, in RecordIn
 	}
 	var out Record
 	var created bool
-	var retired []string
 	for attempt := 1; ; attempt++ {
 		err = s.store.Update(ctx, func(tx Tx) error {
 			var err error
-			out, created, retired, err = s.put(ctx, tx, p, u, draft, aliasKeys)
+			out, created, err = s.put(ctx, tx, p, u, draft, aliasKeys)
 			return err
 		})
 		if errors.Is(err, ErrKeyTaken) && attempt < maxAttempts {
@@ -66,7 +65,7 @@ func (s *Service) Put(ctx context.Context, p Principal, name string, in RecordIn
 	if err != nil {
 		return Record{}, false, storeError(err)
 	}
-	s.Invalidate(append(recordKeys(out, u.Key(), aliasKeys), retired...)...)
+	s.Invalidate(recordKeys(out, u.Key(), aliasKeys)...)
 	return out, created, nil
 }
 
@@ -117,18 +116,15 @@ func (s *Service) PutMany(ctx context.Context, p Principal, batch []NamedInput) 
 		ok[i].u, res[i].Err = u, err
 	}
 	var out []PutResult
-	var retired []string
 	var err error
 	for attempt := 1; ; attempt++ {
 		err = s.store.Update(ctx, func(tx Tx) error {
 			out = slices.Clone(res)
-			retired = retired[:0]
 			for i := range batch {
 				if out[i].Err != nil {
 					continue
 				}
-				rec, created, gone, err := s.put(ctx, tx, p, ok[i].u, ok[i].draft, ok[i].aliasKeys)
-				retired = append(retired, gone...)
+				rec, created, err := s.put(ctx, tx, p, ok[i].u, ok[i].draft, ok[i].aliasKeys)
 				var e *Error
 				if errors.As(err, &e) {
 					out[i].Err = err // broke a rule before writing anything: skip it
@@ -149,7 +145,7 @@ func (s *Service) PutMany(ctx context.Context, p Principal, batch []NamedInput) 
 	if err != nil {
 		return nil, storeError(err)
 	}
-	keys := retired
+	var keys []string
 	for i, r := range out {
 		if r.Err == nil {
 			keys = append(keys, recordKeys(r.Record, ok[i].u.Key(), ok[i].aliasKeys)...)
@@ -315,11 +311,10 @@ func mayWrite(auths []Authority, p Principal, names ...urn.URN) (Principal, erro
 	return p, nil
 }
 
-func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft Record, aliasKeys []string) (Record, bool, []string, error) {
-	var retired []string // keys of aliases this put drops: the caller invalidates them too
+func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft Record, aliasKeys []string) (Record, bool, error) {
 	auths, err := tx.Authorities(ctx)
 	if err != nil {
-		return Record{}, false, nil, err
+		return Record{}, false, err
 	}
 	names := []urn.URN{u}
 	for _, a := range draft.Aliases {
@@ -327,22 +322,22 @@ func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft 
 	}
 	p, err = mayWrite(auths, p, names...)
 	if err != nil {
-		return Record{}, false, nil, err
+		return Record{}, false, err
 	}
 
 	old, role, err := tx.RecordByKey(ctx, draft.Key)
 	exists := err == nil
 	if err != nil && !errors.Is(err, ErrNotFound) {
-		return Record{}, false, nil, err
+		return Record{}, false, err
 	}
 	if exists {
 		switch {
 		case role != RoleName:
-			return Record{}, false, nil, conflict(old, "%s is an alias of %s", u.AssignedName(), old.URN)
+			return Record{}, false, conflict(old, "%s is an alias of %s", u.AssignedName(), old.URN)
 		case old.Status == Withdrawn:
-			return Record{}, false, nil, conflict(old, "%s was withdrawn; a name is never reused", old.URN)
+			return Record{}, false, conflict(old, "%s was withdrawn; a name is never reused", old.URN)
 		case old.AuthorityID != p.AuthorityID:
-			return Record{}, false, nil, errorf(KindForbidden, "%s belongs to another naming authority", old.URN)
+			return Record{}, false, errorf(KindForbidden, "%s belongs to another naming authority", old.URN)
 		}
 	}
 	for i, k := range aliasKeys {
@@ -351,10 +346,10 @@ func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft 
 			continue
 		}
 		if err != nil {
-			return Record{}, false, nil, err
+			return Record{}, false, err
 		}
 		if !exists || other.ID != old.ID {
-			return Record{}, false, nil, conflict(other, "alias %s is already reserved to %s", draft.Aliases[i], other.URN)
+			return Record{}, false, conflict(other, "alias %s is already reserved to %s", draft.Aliases[i], other.URN)
 		}
 	}
 
@@ -364,48 +359,47 @@ func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft 
 	action := ActionNameCreate
 	if exists {
 		if sameContent(old, draft) {
-			return old, false, nil, nil // idempotent: nothing to write
+			return old, false, nil // idempotent: nothing to write
 		}
 		rec.ID, rec.URN, rec.Key, rec.Created = old.ID, old.URN, old.Key, old.Created
 		rec.Updated = now
 		action = ActionNameUpdate
 		if err := tx.UpdateRecord(ctx, rec); err != nil {
-			return Record{}, false, nil, err
+			return Record{}, false, err
 		}
 	} else {
 		rec.Created, rec.Updated = now, now
 		if err := tx.InsertRecord(ctx, &rec); err != nil {
-			return Record{}, false, nil, err
+			return Record{}, false, err
 		}
 		if err := tx.PutKey(ctx, Key{Key: rec.Key, Spelling: rec.URN, RecordID: rec.ID, Role: RoleName, Version: urn.KeyVersion}); err != nil {
-			return Record{}, false, nil, err
+			return Record{}, false, err
 		}
 	}
 	for i, k := range aliasKeys {
 		if err := tx.PutKey(ctx, Key{Key: k, Spelling: rec.Aliases[i], RecordID: rec.ID, Role: RoleAlias, Version: urn.KeyVersion}); err != nil {
-			return Record{}, false, nil, err
+			return Record{}, false, err
 		}
 	}
 	if exists {
 		// Aliases the record no longer lists stay reserved to it.
 		keys, err := tx.Keys(ctx, rec.ID)
 		if err != nil {
-			return Record{}, false, nil, err
+			return Record{}, false, err
 		}
 		for _, k := range keys {
 			if k.Role == RoleAlias && !slices.Contains(aliasKeys, k.Key) {
 				k.Role = RoleRetired
-				retired = append(retired, k.Key)
 				if err := tx.PutKey(ctx, k); err != nil {
-					return Record{}, false, nil, err
+					return Record{}, false, err
 				}
 			}
 		}
 	}
 	if err := appendRecord(ctx, tx, p, action, rec, now); err != nil {
-		return Record{}, false, nil, err
+		return Record{}, false, err
 	}
-	return rec, !exists, retired, nil
+	return rec, !exists, nil
 }
 
 // sameContent reports whether a stored record already says what draft says.
