@@ -29,6 +29,10 @@ type cacheShard struct {
 	ring []*cacheItem
 	hand int
 	cap  int
+
+	// hits and misses count get's answers, under mu (which get holds
+	// anyway), so that counting costs no extra synchronization.
+	hits, misses uint64
 }
 
 type cacheItem struct {
@@ -81,10 +85,24 @@ func (c *lookupCache) get(key string) (cached, bool) {
 	defer s.mu.Unlock()
 	it, ok := s.m[key]
 	if !ok || it.gen != c.gen.Load() {
+		s.misses++
 		return cached{}, false
 	}
+	s.hits++
 	it.used = true
 	return it.val, true
+}
+
+// stats sums the hit and miss counts of every shard.
+func (c *lookupCache) stats() (hits, misses uint64) {
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		hits += s.hits
+		misses += s.misses
+		s.mu.Unlock()
+	}
+	return hits, misses
 }
 
 func (c *lookupCache) put(key string, v cached, st cacheStamp) {

@@ -92,6 +92,16 @@ func (s *Service) Invalidate(keys ...string) {
 	s.cache.invalidate(keys...)
 }
 
+// CacheStats returns how many lookups the cache of hot lookups answered
+// (hits) and how many went to the store (misses) since the service began;
+// both are zero when the cache is off. For metrics.
+func (s *Service) CacheStats() (hits, misses uint64) {
+	if s.cache == nil {
+		return 0, 0
+	}
+	return s.cache.stats()
+}
+
 // ---- Who is asking ----
 
 // Principal is who a request acts as.
@@ -313,6 +323,14 @@ func (s *Service) ByLocation(ctx context.Context, rawURL string) ([]Record, erro
 	}
 	recs, err := s.store.RecordsByLocation(ctx, key)
 	return recs, storeError(err)
+}
+
+// LocationKey returns what L2N and L2L compare a location by: rawURL after
+// scheme-based normalization (RFC 3986 §6.2.3), the key the store indexes.
+// rawURL must be an absolute URI (KindInvalid otherwise, with the offset).
+func LocationKey(rawURL string) (string, error) {
+	_, key, err := locationKey("url", rawURL)
+	return key, err
 }
 
 // History returns a record's history, oldest first.

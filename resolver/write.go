@@ -51,10 +51,12 @@ func (s *Service) Put(ctx context.Context, p Principal, name string, in RecordIn
 	}
 	var out Record
 	var created bool
+	var retired []string
 	for attempt := 1; ; attempt++ {
 		err = s.store.Update(ctx, func(tx Tx) error {
 			var err error
-			out, created, err = s.put(ctx, tx, p, u, draft, aliasKeys)
+			retired = retired[:0]
+			out, created, err = s.put(ctx, tx, p, u, draft, aliasKeys, &retired)
 			return err
 		})
 		if errors.Is(err, ErrKeyTaken) && attempt < maxAttempts {
@@ -65,10 +67,13 @@ func (s *Service) Put(ctx context.Context, p Principal, name string, in RecordIn
 	if err != nil {
 		return Record{}, false, storeError(err)
 	}
-	s.Invalidate(recordKeys(out, u.Key(), aliasKeys)...)
+	s.Invalidate(recordKeys(out, u.Key(), append(aliasKeys, retired...))...)
 	return out, created, nil
 }
 
+// recordKeys lists the keys whose cached lookups a write to r makes stale:
+// r's name and aliases, the name as asked, and every key it used to hold
+// (an alias the write retired resolves no more).
 func recordKeys(r Record, extra string, more []string) []string {
 	keys := append([]string{r.Key, extra}, more...)
 	for _, a := range r.Aliases {
@@ -116,15 +121,17 @@ func (s *Service) PutMany(ctx context.Context, p Principal, batch []NamedInput) 
 		ok[i].u, res[i].Err = u, err
 	}
 	var out []PutResult
+	var retired []string
 	var err error
 	for attempt := 1; ; attempt++ {
 		err = s.store.Update(ctx, func(tx Tx) error {
 			out = slices.Clone(res)
+			retired = retired[:0]
 			for i := range batch {
 				if out[i].Err != nil {
 					continue
 				}
-				rec, created, err := s.put(ctx, tx, p, ok[i].u, ok[i].draft, ok[i].aliasKeys)
+				rec, created, err := s.put(ctx, tx, p, ok[i].u, ok[i].draft, ok[i].aliasKeys, &retired)
 				var e *Error
 				if errors.As(err, &e) {
 					out[i].Err = err // broke a rule before writing anything: skip it
@@ -145,7 +152,7 @@ func (s *Service) PutMany(ctx context.Context, p Principal, batch []NamedInput) 
 	if err != nil {
 		return nil, storeError(err)
 	}
-	var keys []string
+	keys := retired
 	for i, r := range out {
 		if r.Err == nil {
 			keys = append(keys, recordKeys(r.Record, ok[i].u.Key(), ok[i].aliasKeys)...)
@@ -311,7 +318,9 @@ func mayWrite(auths []Authority, p Principal, names ...urn.URN) (Principal, erro
 	return p, nil
 }
 
-func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft Record, aliasKeys []string) (Record, bool, error) {
+// put writes one record in tx; it appends to retired the keys of aliases
+// the record no longer lists.
+func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft Record, aliasKeys []string, retired *[]string) (Record, bool, error) {
 	auths, err := tx.Authorities(ctx)
 	if err != nil {
 		return Record{}, false, err
@@ -393,6 +402,7 @@ func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft 
 				if err := tx.PutKey(ctx, k); err != nil {
 					return Record{}, false, err
 				}
+				*retired = append(*retired, k.Key)
 			}
 		}
 	}

@@ -1,0 +1,587 @@
+package httpapi
+
+// The JSON API under /api/v1/ (issue 9 "Registering", issue 10's rules).
+// Tokens go in "Authorization: Bearer …". In /api/v1/names/{urn} the name
+// is one path segment: the client percent-encodes its "/" and "%"
+// (urn:example:a/b is sent as urn:example:a%2Fb) and the ServeMux decodes
+// the segment exactly once (it splits the escaped path into segments
+// before unescaping each, and cleans only the escaped path, so %2F..%2F
+// stays inside the name).
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/urn"
+)
+
+// principal authenticates the request's bearer token.
+func (h *handler) principal(rw *respWriter, r *http.Request) (resolver.Principal, bool) {
+	v := r.Header.Get("Authorization")
+	tok := ""
+	if v != "" {
+		scheme, rest, _ := strings.Cut(v, " ")
+		if !strings.EqualFold(scheme, "Bearer") {
+			h.writeProblem(rw, r, newProblem(http.StatusUnauthorized, ptUnauthorized,
+				"send the token as Authorization: Bearer TOKEN").at("Authorization", -1))
+			return resolver.Principal{}, false
+		}
+		tok = strings.TrimSpace(rest)
+	}
+	p, err := h.svc.Authenticate(r.Context(), tok)
+	if err != nil {
+		h.fail(rw, r, err)
+		return resolver.Principal{}, false
+	}
+	return p, true
+}
+
+// decode reads a JSON body into v. Unknown members are an error (they
+// are most often misspelt ones); an empty body is one when !allowEmpty.
+func (h *handler) decode(rw *respWriter, r *http.Request, v any, allowEmpty bool) bool {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		// application/x-www-form-urlencoded is what curl -d declares when
+		// told nothing else; the body is read as JSON all the same (a
+		// form cannot carry a token: no cross-site form can write here).
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != mtJSON && !strings.HasSuffix(mt, "+json") && mt != "application/x-www-form-urlencoded" {
+			h.writeProblem(rw, r, newProblem(http.StatusUnsupportedMediaType, ptMediaType,
+				"the body must be application/json, not "+strconv.Quote(truncate(ct, 64))).at("Content-Type", -1))
+			return false
+		}
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			h.tooLarge(rw, r)
+			return false
+		}
+		h.writeProblem(rw, r, newProblem(http.StatusBadRequest, ptInvalid, "the body could not be read: "+err.Error()).at("body", -1))
+		return false
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		if allowEmpty {
+			return true
+		}
+		h.writeProblem(rw, r, newProblem(http.StatusBadRequest, ptInvalid, "the body must be a JSON object").at("body", 0))
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		h.writeProblem(rw, r, jsonProblem(err, int64(len(body))))
+		return false
+	}
+	if rest := bytes.TrimLeft(body[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		h.writeProblem(rw, r, newProblem(http.StatusBadRequest, ptInvalid, "the body holds more than one JSON value").at("body", len(body)-len(rest)))
+		return false
+	}
+	return true
+}
+
+// jsonProblem says what is wrong with a JSON body of n bytes, and where.
+func jsonProblem(err error, n int64) *problem {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		// Offset counts the bytes read, the offending one included.
+		return newProblem(http.StatusBadRequest, ptInvalid, "the body is not valid JSON: "+se.Error()).at("body", int(max(se.Offset-1, 0)))
+	case errors.As(err, &te):
+		f := strings.TrimPrefix(te.Field, "RecordInput.") // the embedded struct of putBody
+		if f == "" {
+			f = "body"
+		}
+		return newProblem(http.StatusBadRequest, ptInvalid, fmt.Sprintf("%s must be %s, not a JSON %s", f, jsonKind(te.Type.Kind().String()), te.Value)).at(f, -1)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return newProblem(http.StatusBadRequest, ptInvalid, "the body ends in the middle of a JSON value").at("body", int(n))
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		f, _ := strconv.Unquote(name)
+		return newProblem(http.StatusBadRequest, ptInvalid, "unknown member "+name).at(f, -1)
+	}
+	return newProblem(http.StatusBadRequest, ptInvalid, "the body is not what this resource takes: "+msg).at("body", -1)
+}
+
+func jsonKind(k string) string {
+	switch k {
+	case "string":
+		return "a string"
+	case "slice", "array":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	case "int", "int64", "int32", "uint", "uint64", "float64":
+		return "a number"
+	case "bool":
+		return "true or false"
+	}
+	return "of another type"
+}
+
+// pathID reads a positive integer path parameter.
+func (h *handler) pathID(rw *respWriter, r *http.Request, name string) (int64, bool) {
+	v := r.PathValue(name)
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		h.writeProblem(rw, r, newProblem(http.StatusBadRequest, ptInvalid, name+" must be a positive integer, not "+strconv.Quote(truncate(v, 32))).at(name, -1))
+		return 0, false
+	}
+	return n, true
+}
+
+// wrote sets the read-your-writes position on the answer to a write that
+// succeeded. The write is durable whatever happens here, so a failure to
+// get the position is logged, never answered.
+func (h *handler) wrote(rw *respWriter, r *http.Request, position func(context.Context) (string, error)) {
+	pos, err := position(r.Context())
+	if err != nil {
+		h.log.LogAttrs(r.Context(), slog.LevelWarn, "no read-your-writes position", slog.String("error", err.Error()))
+		return
+	}
+	if pos != "" {
+		rw.Header().Set(PositionHeader, pos)
+	}
+}
+
+// withMember returns the JSON object obj with one more member.
+func withMember(obj []byte, name string, v any) []byte {
+	val, err := json.Marshal(v)
+	if err != nil || len(obj) < 2 || obj[len(obj)-1] != '}' {
+		return obj
+	}
+	key, _ := json.Marshal(name)
+	out := append([]byte(nil), obj[:len(obj)-1]...)
+	if len(obj) > 2 {
+		out = append(out, ',')
+	}
+	out = append(out, key...)
+	out = append(out, ':')
+	out = append(out, val...)
+	return append(out, '}')
+}
+
+func writeRaw(rw http.ResponseWriter, status int, b []byte) {
+	b = append(b, '\n')
+	hd := rw.Header()
+	hd.Set("Content-Type", mtJSON)
+	hd.Set("Content-Length", strconv.Itoa(len(b)))
+	rw.WriteHeader(status)
+	rw.Write(b)
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return []byte("{}")
+	}
+	return b
+}
+
+// ---- Authorities and tokens ----
+
+type authorityBody struct {
+	Name     string   `json:"name"`
+	Prefixes []string `json:"prefixes"`
+}
+
+// createAuthority is POST /api/v1/authorities (admin).
+func (h *handler) createAuthority(rw *respWriter, r *http.Request) {
+	p, ok := h.principal(rw, r)
+	if !ok {
+		return
+	}
+	var in authorityBody
+	if !h.decode(rw, r, &in, false) {
+		return
+	}
+	wctx, position := h.pos.Track(r.Context())
+	a, tok, err := h.svc.CreateAuthority(wctx, p, in.Name, in.Prefixes)
+	if err != nil {
+		h.fail(rw, r, err)
+		return
+	}
+	h.wrote(rw, r, position)
+	rw.Header().Set("Location", "/api/v1/authorities/"+strconv.FormatInt(a.ID, 10))
+	writeRaw(rw, http.StatusCreated, withMember(mustJSON(a), "token", tok))
+}
+
+// listAuthorities is GET /api/v1/authorities (admin).
+func (h *handler) listAuthorities(rw *respWriter, r *http.Request) {
+	p, ok := h.principal(rw, r)
+	if !ok {
+		return
+	}
+	as, err := h.svc.Authorities(r.Context(), p)
+	if err != nil {
+		h.fail(rw, r, err)
+		return
+	}
+	if as == nil {
+		as = []resolver.Authority{}
+	}
+	writeJSON(rw, http.StatusOK, as)
+}
+
+// getAuthority is GET /api/v1/authorities/{id} (admin or its maintainers).
+func (h *handler) getAuthority(rw *respWriter, r *http.Request) {
+	p, ok := h.principal(rw, r)
+	if !ok {
+		return
+	}
+	id, ok := h.pathID(rw, r, "id")
+	if !ok {
+		return
+	}
+	a, toks, err := h.svc.Authority(r.Context(), p, id)
+	if err != nil {
+		h.fail(rw, r, err)
+		return
+	}
+	if toks == nil {
+		toks = []resolver.Token{}
+	}
+	writeRaw(rw, http.StatusOK, withMember(mustJSON(a), "tokens", toks))
+}
+
+type tokenBody struct {
+	Label string `json:"label"`
+}
+
+// addToken is POST /api/v1/authorities/{id}/tokens: a new maintainer's
+// token, shown once.
+func (h *handler) addToken(rw *respWriter, r *http.Request) {
+	p, ok := h.principal(rw, r)
+	if !ok {
+		return
+	}
+	id, ok := h.pathID(rw, r, "id")
+	if !ok {
+		return
+	}
+	var in tokenBody
+	if !h.decode(rw, r, &in, true) {
+		return
+	}
+	wctx, position := h.pos.Track(r.Context())
+	t, tok, err := h.svc.AddToken(wctx, p, id, in.Label)
+	if err != nil {
+		h.fail(rw, r, err)
+		return
+	}
+	h.wrote(rw, r, position)
+	rw.Header().Set("Location", fmt.Sprintf("/api/v1/authorities/%d/tokens/%d", id, t.ID))
+	writeRaw(rw, http.StatusCreated, withMember(mustJSON(t), "token", tok))
+}
+
+// revokeToken is DELETE /api/v1/authorities/{id}/tokens/{token}.
+func (h *handler) revokeToken(rw *respWriter, r *http.Request) {
+	p, ok := h.principal(rw, r)
+	if !ok {
+		return
+	}
+	id, ok := h.pathID(rw, r, "id")
+	if !ok {
+		return
+	}
+	tid, ok := h.pathID(rw, r, "token")
+	if !ok {
+		return
+	}
+	wctx, position := h.pos.Track(r.Context())
+	if err := h.svc.RevokeToken(wctx, p, id, tid); err != nil {
+		h.fail(rw, r, err)
+		return
+	}
+	h.wrote(rw, r, position)
+	rw.WriteHeader(http.StatusNoContent)
+}
+
+type transferBody struct {
+	Name string `json:"name"`
+}
+
+// transferAuthority is POST /api/v1/authorities/{id}/transfer (admin):
+// the old maintainers' tokens are revoked, the new owner gets a token.
+func (h *handler) transferAuthority(rw *respWriter, r *http.Request) {
+	p, ok := h.principal(rw, r)
+	if !ok {
+		return
+	}
+	id, ok := h.pathID(rw, r, "id")
+	if !ok {
+		return
+	}
+	var in transferBody
+	if !h.decode(rw, r, &in, false) {
+		return
+	}
+	wctx, position := h.pos.Track(r.Context())
+	a, tok, err := h.svc.TransferAuthority(wctx, p, id, in.Name)
+	if err != nil {
+		h.fail(rw, r, err)
+		return
+	}
+	h.wrote(rw, r, position)
+	writeRaw(rw, http.StatusOK, withMember(mustJSON(a), "token", tok))
+}
+
+// ---- Names ----
+
+// putBody is a PUT's body: resolver.RecordInput, plus the members of the
+// record's GET form that a PUT cannot set, which are ignored, so that a
+// record read with GET can be edited and sent back. "urn", when given,
+// must name the record of the path.
+type putBody struct {
+	resolver.RecordInput
+	URN       *string         `json:"urn"`
+	Status    json.RawMessage `json:"status"`
+	Successor json.RawMessage `json:"successor"`
+	Reason    json.RawMessage `json:"reason"`
+	Authority json.RawMessage `json:"authority"`
+	Created   json.RawMessage `json:"created"`
+	Updated   json.RawMessage `json:"updated"`
+}
+
+// putName is PUT /api/v1/names/{urn}: 201 when it creates the record, 200
+// when it replaces it (or it was already so).
+func (h *handler) putName(rw *respWriter, r *http.Request) {
+	p, ok := h.principal(rw, r)
+	if !ok {
+		return
+	}
+	name := r.PathValue("urn")
+	var in putBody
+	if !h.decode(rw, r, &in, false) {
+		return
+	}
+	// Names over the limit are 414 wherever they are (issue 9), the
+	// aliases of a body too.
+	for i, a := range in.Aliases {
+		if len(a) > h.opts.MaxTarget {
+			p := newProblem(http.StatusRequestURITooLong, ptTooLong,
+				fmt.Sprintf("aliases[%d] is %d bytes long; names are at most %d", i, len(a), h.opts.MaxTarget)).at(fmt.Sprintf("aliases[%d]", i), -1)
+			p.Limit = int64(h.opts.MaxTarget)
+			h.writeProblem(rw, r, p)
+			return
+		}
+	}
+	if in.URN != nil && !sameName(*in.URN, name) {
+		h.writeProblem(rw, r, newProblem(http.StatusBadRequest, ptInvalid,
+			"the body's urn "+strconv.Quote(truncate(*in.URN, 256))+" is not the name in the path").at("urn", -1))
+		return
+	}
+	wctx, position := h.pos.Track(r.Context())
+	rec, created, err := h.svc.Put(wctx, p, name, in.RecordInput)
+	if err != nil {
+		h.fail(rw, r, err)
+		return
+	}
+	h.wrote(rw, r, position)
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+		rw.Header().Set("Location", "/api/v1/names/"+segment(rec.URN))
+	}
+	writeJSON(rw, status, rec)
+}
+
+// segment writes a name as one path segment of /api/v1/names/: "%" as
+// %25 and "/" as %2F. A registered name holds no "?" or "#" and no byte
+// that is not allowed in a path, so nothing else needs encoding.
+func segment(name string) string { return segmentEscaper.Replace(name) }
+
+var segmentEscaper = strings.NewReplacer("%", "%25", "/", "%2F")
+
+func sameName(a, b string) bool {
+	ua, err := urn.Parse(a)
+	if err != nil {
+		return false
+	}
+	ub, err := urn.Parse(b)
+	return err == nil && ua.Key() == ub.Key()
+}
+
+// getName is GET /api/v1/names/{urn}: the record, withdrawn or not; as of
+// a time with ?as-of=<RFC 3339> or Memento's Accept-Datetime.
+func (h *handler) getName(rw *respWriter, r *http.Request) {
+	u, err := resolver.ParseName("urn", r.PathValue("urn"))
+	if err != nil {
+		h.fail(rw, r, err)
+		return
+	}
+	ctx, ok := h.readContext(rw, r)
+	if !ok {
+		return
+	}
+	rw.Header().Set("Vary", "Accept-Datetime")
+	asOf, hasAsOf, p := apiAsOf(r)
+	if p != nil {
+		h.writeProblem(rw, r, p)
+		return
+	}
+	var rec resolver.Record
+	if hasAsOf {
+		var e resolver.Entry
+		rec, e, err = h.svc.LookupAsOf(ctx, u, asOf)
+		if err == nil {
+			rw.Header().Set("Memento-Datetime", e.Time.UTC().Format(http.TimeFormat))
+		}
+	} else {
+		rec, err = h.svc.Lookup(ctx, u)
+	}
+	if err != nil {
+		h.fail(rw, r, err)
+		return
+	}
+	writeJSON(rw, http.StatusOK, rec)
+}
+
+// apiAsOf reads ?as-of= (RFC 3339) or else Accept-Datetime.
+func apiAsOf(r *http.Request) (time.Time, bool, *problem) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return time.Time{}, false, newProblem(http.StatusBadRequest, ptInvalid, "the query is not well-formed: "+err.Error()).at("query", -1)
+	}
+	if v, ok := q["as-of"]; ok {
+		s := v[0]
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			// A "+" of a time zone offset sent unencoded reads as a space.
+			t, err = time.Parse(time.RFC3339Nano, strings.ReplaceAll(s, " ", "+"))
+		}
+		if err != nil || len(v) > 1 {
+			return time.Time{}, false, newProblem(http.StatusBadRequest, ptInvalid,
+				"as-of must be one RFC 3339 time such as 2024-05-01T12:00:00Z").at("as-of", -1)
+		}
+		return t, true, nil
+	}
+	return acceptDatetime(r)
+}
+
+type withdrawBody struct {
+	Reason    string `json:"reason"`
+	Successor string `json:"successor"`
+}
+
+// withdrawName is POST /api/v1/names/{urn}/withdraw.
+func (h *handler) withdrawName(rw *respWriter, r *http.Request) {
+	p, ok := h.principal(rw, r)
+	if !ok {
+		return
+	}
+	var in withdrawBody
+	if !h.decode(rw, r, &in, true) {
+		return
+	}
+	wctx, position := h.pos.Track(r.Context())
+	rec, err := h.svc.Withdraw(wctx, p, r.PathValue("urn"), in.Reason, in.Successor)
+	if err != nil {
+		h.fail(rw, r, err)
+		return
+	}
+	h.wrote(rw, r, position)
+	writeJSON(rw, http.StatusOK, rec)
+}
+
+// nameHistory is GET /api/v1/names/{urn}/history: the record's entries of
+// the directory's history, oldest first, with their chain hashes.
+func (h *handler) nameHistory(rw *respWriter, r *http.Request) {
+	u, err := resolver.ParseName("urn", r.PathValue("urn"))
+	if err != nil {
+		h.fail(rw, r, err)
+		return
+	}
+	ctx, ok := h.readContext(rw, r)
+	if !ok {
+		return
+	}
+	_, hist, err := h.svc.History(ctx, u)
+	if err != nil {
+		h.fail(rw, r, err)
+		return
+	}
+	if hist == nil {
+		hist = []resolver.Entry{}
+	}
+	writeJSON(rw, http.StatusOK, hist)
+}
+
+// ---- Delegation rules (admin) ----
+
+type ruleBody struct {
+	Prefix string `json:"prefix"`
+	Target string `json:"target"`
+}
+
+func (h *handler) addRule(rw *respWriter, r *http.Request) {
+	p, ok := h.principal(rw, r)
+	if !ok {
+		return
+	}
+	var in ruleBody
+	if !h.decode(rw, r, &in, false) {
+		return
+	}
+	wctx, position := h.pos.Track(r.Context())
+	rule, err := h.svc.AddRule(wctx, p, in.Prefix, in.Target)
+	if err != nil {
+		h.fail(rw, r, err)
+		return
+	}
+	h.wrote(rw, r, position)
+	rw.Header().Set("Location", "/api/v1/rules/"+strconv.FormatInt(rule.ID, 10))
+	writeJSON(rw, http.StatusCreated, rule)
+}
+
+func (h *handler) listRules(rw *respWriter, r *http.Request) {
+	p, ok := h.principal(rw, r)
+	if !ok {
+		return
+	}
+	if !p.Admin {
+		h.writeProblem(rw, r, newProblem(http.StatusForbidden, ptForbidden, "only the admin token may read the delegation rules"))
+		return
+	}
+	rules, err := h.svc.Rules(r.Context())
+	if err != nil {
+		h.fail(rw, r, err)
+		return
+	}
+	if rules == nil {
+		rules = []resolver.Rule{}
+	}
+	writeJSON(rw, http.StatusOK, rules)
+}
+
+func (h *handler) removeRule(rw *respWriter, r *http.Request) {
+	p, ok := h.principal(rw, r)
+	if !ok {
+		return
+	}
+	id, ok := h.pathID(rw, r, "id")
+	if !ok {
+		return
+	}
+	wctx, position := h.pos.Track(r.Context())
+	if err := h.svc.RemoveRule(wctx, p, id); err != nil {
+		h.fail(rw, r, err)
+		return
+	}
+	h.wrote(rw, r, position)
+	rw.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,1383 @@
+package apitest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/client"
+	"github.com/urikit/urikit/resolver/httpapi"
+)
+
+// Run runs the whole suite, each test on a fresh store from newStore.
+func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, func(*testing.T) resolver.Store)
+	}{
+		{"RedirectServices", testRedirect},
+		{"HTTP10", testHTTP10},
+		{"Equivalence", testEquivalence},
+		{"LocationLists", testLocationLists},
+		{"ResourceServices", testResources},
+		{"Descriptions", testDescriptions},
+		{"NameServices", testNameServices},
+		{"ByLocation", testByLocation},
+		{"ResolutionErrors", testResolutionErrors},
+		{"RawQuery", testRawQuery},
+		{"PathStyleRaw", testPathStyleRaw},
+		{"PathStyleDirectives", testPathStyleDirectives},
+		{"QComponent", testQComponent},
+		{"Withdrawn", testWithdrawn},
+		{"AsOf", testAsOf},
+		{"Delegation", testDelegation},
+		{"Unavailable", testUnavailable},
+		{"Limits", testLimits},
+		{"Authorities", testAuthorities},
+		{"Tokens", testTokens},
+		{"Transfer", testTransfer},
+		{"PutName", testPutName},
+		{"PutErrors", testPutErrors},
+		{"NameSegments", testNameSegments},
+		{"WithdrawAndHistory", testWithdrawAndHistory},
+		{"Rules", testRules},
+		{"Positions", testPositions},
+		{"Methods", testMethods},
+		{"Operations", testOperations},
+		{"Pages", testPages},
+		{"Recover", testRecover},
+		{"OpenAPIRoutesAnswer", testOpenAPI},
+		{"GoClient", testGoClient},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore) })
+	}
+}
+
+// fixture is the directory most tests start from.
+type fixture struct {
+	*Env
+	books, other     string // tokens
+	booksID, otherID int64
+}
+
+const (
+	lotr     = "urn:isbn:9780395363416"
+	lotrBody = `{"locations":[{"url":"https://example.org/book","type":"text/html","label":"Landing page"},` +
+		`{"url":"https://example.org/book.pdf","type":"application/pdf"}],` +
+		`"aliases":["urn:example:tolkien-lotr"],"metadata":{"title":"The Lord of the Rings"}}`
+)
+
+func newFixture(t *testing.T, newStore func(*testing.T) resolver.Store, cfg ...Config) *fixture {
+	e := NewEnv(t, newStore, cfg...)
+	f := &fixture{Env: e}
+	f.booksID, f.books = e.Authority("Books", "urn:ISBN", "urn:example:")
+	f.otherID, f.other = e.Authority("Other", "urn:nbn:de:")
+	f.Put(f.books, lotr, lotrBody).Want(t, 201)
+	e.Clock.Advance(time.Second)
+	return f
+}
+
+func loc(urls ...string) string {
+	var b strings.Builder
+	b.WriteString(`{"locations":[`)
+	for i, u := range urls {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"url":%q}`, u)
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+func wantHeader(t *testing.T, r *Resp, name, want string) {
+	t.Helper()
+	if got := r.Header.Get(name); got != want {
+		t.Fatalf("%s: %q, want %q (status %d, body %s)", name, got, want, r.Status, r.Body)
+	}
+}
+
+const browserAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"
+
+// ---- Resolution ----
+
+func testRedirect(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	for _, target := range []string{
+		"/uri-res/N2L?" + lotr, "/uri-res/I2L?" + lotr, "/uri-res/n2l?" + lotr, "/uri-res/i2L?" + lotr,
+		"/" + lotr, "/" + lotr + "?s=I2L", "/" + lotr + "?+s=I2L",
+	} {
+		r := f.Do("GET", target, "").Want(t, 303)
+		wantHeader(t, r, "Location", "https://example.org/book")
+	}
+	// HEAD answers like GET, without a body.
+	r := f.Do("HEAD", "/"+lotr, "").Want(t, 303)
+	wantHeader(t, r, "Location", "https://example.org/book")
+	// The record's redirect status is used.
+	for _, code := range []int{301, 302, 307} {
+		name := fmt.Sprintf("urn:example:redirect-%d", code)
+		f.Put(f.books, name, fmt.Sprintf(`{"locations":[{"url":"https://example.org/%d"}],"redirect":%d}`, code, code)).Want(t, 201)
+		r := f.Do("GET", "/uri-res/N2L?"+name, "").Want(t, code)
+		wantHeader(t, r, "Location", fmt.Sprintf("https://example.org/%d", code))
+		f.Do("GET", "/"+name, "").Want(t, code)
+	}
+	// N2R/I2R redirect too (never fetch): to the location Accept prefers.
+	r = f.Do("GET", "/uri-res/N2R?"+lotr, "").Want(t, 303)
+	wantHeader(t, r, "Location", "https://example.org/book")
+	r = f.Do("GET", "/uri-res/I2R?"+lotr, "", "Accept", "application/pdf").Want(t, 303)
+	wantHeader(t, r, "Location", "https://example.org/book.pdf")
+	r = f.Do("GET", "/"+lotr+"?s=I2R", "", "Accept", "application/pdf, text/html;q=0.5").Want(t, 303)
+	wantHeader(t, r, "Location", "https://example.org/book.pdf")
+	r = f.Do("GET", "/uri-res/I2R?"+lotr, "", "Accept", "text/*").Want(t, 303)
+	wantHeader(t, r, "Location", "https://example.org/book")
+	f.Do("GET", "/uri-res/N2R?"+lotr, "", "Accept", "image/png").Want(t, 406).Problem(t)
+	wantHeader(t, r, "Urikit-Service", "I2R")
+}
+
+func testHTTP10(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	// RFC 2169 §3.1: HTTP/1.0 clients get 302 instead of 303.
+	r := f.Raw("GET /uri-res/N2L?"+lotr+" HTTP/1.0\r\n\r\n").Want(t, 302)
+	wantHeader(t, r, "Location", "https://example.org/book")
+	f.Raw("GET /"+lotr+" HTTP/1.0\r\n\r\n").Want(t, 302)
+	f.Raw("GET /uri-res/N2L?"+lotr+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").Want(t, 303)
+	f.Put(f.books, "urn:example:perm", `{"locations":[{"url":"https://example.org/p"}],"redirect":301}`).Want(t, 201)
+	f.Raw("GET /uri-res/N2L?urn:example:perm HTTP/1.0\r\n\r\n").Want(t, 301)
+	f.Put(f.books, "urn:example:temp", `{"locations":[{"url":"https://example.org/t"}],"redirect":307}`).Want(t, 201)
+	f.Raw("GET /uri-res/N2L?urn:example:temp HTTP/1.0\r\n\r\n").Want(t, 302)
+	f.Raw("GET /uri-res/N2L?urn:example:temp HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").Want(t, 307)
+}
+
+func testEquivalence(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	// RFC 2169 §2: lexically equivalent URNs give identical results, and
+	// so do names equivalent by their namespace's rules (ISBN-10 and -13).
+	first := f.Do("GET", "/uri-res/N2Ls?"+lotr, "").Want(t, 200)
+	for _, name := range []string{"URN:ISBN:9780395363416", "urn:ISBN:0-395-36341-1", "urn:isbn:978-0-395-36341-6"} {
+		r := f.Do("GET", "/uri-res/N2Ls?"+name, "").Want(t, 200)
+		want := strings.Replace(first.Body, lotr, name, 1) // the comment names the URN asked for
+		if r.Body != want {
+			t.Fatalf("%s: %q, want %q", name, r.Body, want)
+		}
+		f.Do("GET", "/"+name, "").Want(t, 303)
+	}
+	// An alias resolves exactly like its record.
+	r := f.Do("GET", "/urn:example:tolkien-lotr", "").Want(t, 303)
+	wantHeader(t, r, "Location", "https://example.org/book")
+	r = f.Do("GET", "/uri-res/I2N?URN:Example:tolkien-lotr", "").Want(t, 200)
+	if r.Body != "# URN:Example:tolkien-lotr\r\n"+lotr+"\r\n" {
+		t.Fatalf("I2N of an alias: %q", r.Body)
+	}
+	// The NSS is case-sensitive in the example namespace.
+	f.Do("GET", "/urn:example:TOLKIEN-lotr", "").Want(t, 404).Problem(t)
+}
+
+func testLocationLists(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	want := "# " + lotr + "\r\nhttps://example.org/book\r\nhttps://example.org/book.pdf\r\n"
+	for _, target := range []string{"/uri-res/N2Ls?" + lotr, "/uri-res/I2Ls?" + lotr, "/uri-res/i2ls?" + lotr, "/" + lotr + "?s=I2Ls", "/" + lotr + "?s=N2Ls"} {
+		for _, accept := range []string{"", "*/*", "text/uri-list", "text/*;q=0.5, application/json;q=0.1"} {
+			r := f.Do("GET", target, "", "Accept", accept).Want(t, 200)
+			wantHeader(t, r, "Content-Type", "text/uri-list; charset=utf-8")
+			if r.Body != want {
+				t.Fatalf("%s: %q, want %q", target, r.Body, want)
+			}
+			if !strings.Contains(r.Header.Get("Vary"), "Accept") {
+				t.Fatalf("no Vary: Accept")
+			}
+		}
+	}
+	// JSON when asked.
+	r := f.Do("GET", "/uri-res/N2Ls?"+lotr, "", "Accept", "application/json").Want(t, 200)
+	wantHeader(t, r, "Content-Type", "application/json")
+	var l struct {
+		URN       string `json:"urn"`
+		Name      string `json:"name"`
+		Locations []struct{ URL, Type, Label string }
+	}
+	r.JSON(t, &l)
+	if l.URN != lotr || l.Name != lotr || len(l.Locations) != 2 || l.Locations[0].Label != "Landing page" || l.Locations[1].Type != "application/pdf" {
+		t.Fatalf("JSON list %+v", l)
+	}
+	// HTML for a browser: RFC 2169 §3.2's <UL><LI><A HREF=...> list.
+	r = f.Do("GET", "/uri-res/I2Ls?"+lotr, "", "Accept", browserAccept).Want(t, 200)
+	wantHeader(t, r, "Content-Type", "text/html; charset=utf-8")
+	if !strings.Contains(r.Body, `<LI><A HREF="https://example.org/book.pdf">https://example.org/book.pdf</A>`) {
+		t.Fatalf("HTML list: %s", r.Body)
+	}
+	if !strings.Contains(r.Header.Get("Content-Security-Policy"), "default-src 'none'") {
+		t.Fatalf("HTML without a Content-Security-Policy")
+	}
+	// A location that is a script is not made a link.
+	f.Put(f.books, "urn:example:js", loc("javascript:alert(1)")).Want(t, 201)
+	r = f.Do("GET", "/uri-res/I2Ls?urn:example:js", "", "Accept", browserAccept).Want(t, 200)
+	if strings.Contains(r.Body, `HREF="javascript:`) {
+		t.Fatalf("script link: %s", r.Body)
+	}
+	// Nothing acceptable: 406.
+	f.Do("GET", "/uri-res/I2Ls?"+lotr, "", "Accept", "image/png").Want(t, 406).Problem(t)
+	f.Do("GET", "/uri-res/I2Ls?"+lotr, "", "Accept", "text/uri-list;q=0, application/json;q=0").Want(t, 406)
+}
+
+func testResources(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	for _, target := range []string{"/uri-res/N2Rs?" + lotr, "/uri-res/I2Rs?" + lotr, "/" + lotr + "?s=I2Rs"} {
+		r := f.Do("GET", target, "").Want(t, 300)
+		if r.Header.Get("Location") != "" {
+			t.Fatalf("300 with a Location: the choice is the client's")
+		}
+		if r.Body != "# "+lotr+"\r\nhttps://example.org/book\r\nhttps://example.org/book.pdf\r\n" {
+			t.Fatalf("%s: %q", target, r.Body)
+		}
+	}
+	// RFC 2169 §3.4: only the versions the Accept header takes.
+	r := f.Do("GET", "/uri-res/I2Rs?"+lotr, "", "Accept", "application/pdf").Want(t, 300)
+	if r.Body != "# "+lotr+"\r\nhttps://example.org/book.pdf\r\n" {
+		t.Fatalf("filtered: %q", r.Body)
+	}
+	f.Do("GET", "/uri-res/N2Rs?"+lotr, "", "Accept", "image/png").Want(t, 406).Problem(t)
+	// A location without a media type could be anything: kept.
+	f.Put(f.books, "urn:example:untyped", loc("https://example.org/u")).Want(t, 201)
+	r = f.Do("GET", "/uri-res/N2Rs?urn:example:untyped", "", "Accept", "application/pdf").Want(t, 300)
+	if !strings.Contains(r.Body, "https://example.org/u\r\n") {
+		t.Fatalf("untyped: %q", r.Body)
+	}
+}
+
+func testDescriptions(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	for _, target := range []string{"/uri-res/N2C?" + lotr, "/uri-res/I2C?urn:example:tolkien-lotr", "/" + lotr + "?s=I2C"} {
+		r := f.Do("GET", target, "").Want(t, 200)
+		wantHeader(t, r, "Content-Type", "application/json")
+		var rec struct {
+			URN      string          `json:"urn"`
+			Metadata json.RawMessage `json:"metadata"`
+			Status   string          `json:"status"`
+			Aliases  []string        `json:"aliases"`
+			Redirect int             `json:"redirect"`
+		}
+		r.JSON(t, &rec)
+		if rec.URN != lotr || string(rec.Metadata) != `{"title":"The Lord of the Rings"}` || rec.Status != "active" || rec.Redirect != 303 {
+			t.Fatalf("%s: %s", target, r.Body)
+		}
+	}
+	r := f.Do("GET", "/uri-res/N2C?"+lotr, "", "Accept", browserAccept).Want(t, 200)
+	wantHeader(t, r, "Content-Type", "text/html; charset=utf-8")
+	if !strings.Contains(r.Body, "The Lord of the Rings") || !strings.Contains(r.Body, "urn:example:tolkien-lotr") {
+		t.Fatalf("HTML description: %s", r.Body)
+	}
+	f.Do("GET", "/uri-res/I2C?"+lotr, "", "Accept", "text/uri-list").Want(t, 406)
+
+	// I2Cs: the descriptions over time, newest first.
+	f.Put(f.books, lotr, strings.Replace(lotrBody, "The Lord", "Der Herr", 1)).Want(t, 200)
+	r = f.Do("GET", "/uri-res/I2Cs?"+lotr, "").Want(t, 200)
+	var vs []struct {
+		Seq    int64  `json:"seq"`
+		Action string `json:"action"`
+		Record struct {
+			Metadata map[string]string `json:"metadata"`
+		} `json:"record"`
+	}
+	r.JSON(t, &vs)
+	if len(vs) != 2 || vs[0].Action != "name.update" || vs[0].Record.Metadata["title"] != "Der Herr of the Rings" ||
+		vs[1].Action != "name.create" || vs[1].Record.Metadata["title"] != "The Lord of the Rings" || vs[0].Seq <= vs[1].Seq {
+		t.Fatalf("I2Cs: %s", r.Body)
+	}
+	r = f.Do("GET", "/"+lotr+"?s=I2Cs", "", "Accept", "text/html").Want(t, 200)
+	if !strings.Contains(r.Body, "name.update") {
+		t.Fatalf("I2Cs HTML: %s", r.Body)
+	}
+}
+
+func testNameServices(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	f.Put(f.books, "urn:example:many", `{"locations":[{"url":"https://example.org/m"}],"aliases":["urn:example:many-2","urn:isbn:9780131103627"]}`).Want(t, 201)
+	all := "urn:example:many\r\nurn:example:many-2\r\nurn:isbn:9780131103627\r\n"
+	for _, target := range []string{"/uri-res/N2Ns?", "/uri-res/I2Ns?"} {
+		for _, asked := range []string{"urn:example:many", "urn:example:many-2", "URN:ISBN:0-13-110362-8"} {
+			r := f.Do("GET", target+asked, "").Want(t, 200)
+			wantHeader(t, r, "Content-Type", "text/uri-list; charset=utf-8")
+			if r.Body != "# "+asked+"\r\n"+all {
+				t.Fatalf("%s%s: %q", target, asked, r.Body)
+			}
+		}
+	}
+	r := f.Do("GET", "/urn:example:many-2?s=I2N", "").Want(t, 200)
+	if r.Body != "# urn:example:many-2\r\nurn:example:many\r\n" {
+		t.Fatalf("I2N: %q", r.Body)
+	}
+	r = f.Do("GET", "/uri-res/I2Ns?urn:example:many", "", "Accept", "application/json").Want(t, 200)
+	var n struct {
+		URN   string   `json:"urn"`
+		Names []string `json:"names"`
+	}
+	r.JSON(t, &n)
+	if n.URN != "urn:example:many" || len(n.Names) != 3 {
+		t.Fatalf("JSON names: %s", r.Body)
+	}
+	r = f.Do("GET", "/uri-res/N2Ns?urn:example:many", "", "Accept", browserAccept).Want(t, 200)
+	if !strings.Contains(r.Body, "urn:example:many-2") || !strings.Contains(r.Body, "<UL>") {
+		t.Fatalf("HTML names: %s", r.Body)
+	}
+}
+
+func testByLocation(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	f.Put(f.books, "urn:example:mirror", loc("https://mirror.example/lotr", "https://example.org/foo")).Want(t, 201)
+	f.Put(f.books, "urn:example:foo", `{"locations":[{"url":"https://example.org/foo"},{"url":"http://example.net/foo"}],"aliases":["urn:example:foo-alias"]}`).Want(t, 201)
+	// L2Ns compares after scheme-based normalization.
+	r := f.Do("GET", "/uri-res/L2Ns?HTTPS://EXAMPLE.ORG:443/foo", "").Want(t, 200)
+	if r.Body != "# HTTPS://EXAMPLE.ORG:443/foo\r\nurn:example:mirror\r\nurn:example:foo\r\nurn:example:foo-alias\r\n" {
+		t.Fatalf("L2Ns: %q", r.Body)
+	}
+	r = f.Do("GET", "/uri-res/L2Ls?https://example.org/book.pdf", "").Want(t, 200)
+	if r.Body != "# https://example.org/book.pdf\r\nhttps://example.org/book\r\nhttps://example.org/book.pdf\r\n" {
+		t.Fatalf("L2Ls: %q", r.Body)
+	}
+	// L2Ls over two records sharing a location lists each location once.
+	r = f.Do("GET", "/uri-res/L2Ls?https://example.org/foo", "").Want(t, 200)
+	if r.Body != "# https://example.org/foo\r\nhttps://mirror.example/lotr\r\nhttps://example.org/foo\r\nhttp://example.net/foo\r\n" {
+		t.Fatalf("L2Ls shared: %q", r.Body)
+	}
+	r = f.Do("GET", "/uri-res/L2Ls?https://example.org/foo", "", "Accept", "application/json").Want(t, 200)
+	var l struct {
+		URL       string `json:"url"`
+		Locations []struct{ URL string }
+	}
+	r.JSON(t, &l)
+	if l.URL != "https://example.org/foo" || len(l.Locations) != 3 {
+		t.Fatalf("L2Ls JSON: %s", r.Body)
+	}
+	// L2C: the record's description; several records: 300 and their names.
+	r = f.Do("GET", "/uri-res/L2C?https://example.org/book", "").Want(t, 200)
+	if !strings.Contains(r.Body, `"urn":"`+lotr+`"`) {
+		t.Fatalf("L2C: %s", r.Body)
+	}
+	r = f.Do("GET", "/uri-res/L2C?https://example.org/foo", "").Want(t, 300)
+	if r.Body != "# https://example.org/foo\r\nurn:example:mirror\r\nurn:example:foo\r\n" {
+		t.Fatalf("L2C duplicate: %q", r.Body)
+	}
+	f.Do("GET", "/uri-res/L2Ns?https://example.org/nothing", "").Want(t, 404).Problem(t)
+	p := f.Do("GET", "/uri-res/L2Ns?example.org/foo", "").Want(t, 400).Problem(t)
+	if p.Field != "url" || p.Offset == nil || *p.Offset != 11 {
+		t.Fatalf("malformed URL: %+v", p)
+	}
+	f.Do("GET", "/uri-res/L2Ls?", "").Want(t, 400).Problem(t)
+	// A withdrawn record's locations no longer stand for the resource.
+	f.Do("POST", "/api/v1/names/urn:example:mirror/withdraw", `{}`, "Authorization", "Bearer "+f.books).Want(t, 200)
+	r = f.Do("GET", "/uri-res/L2Ns?https://example.org/foo", "").Want(t, 200)
+	if strings.Contains(r.Body, "mirror") {
+		t.Fatalf("withdrawn record listed: %q", r.Body)
+	}
+}
+
+func testResolutionErrors(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	p := f.Do("GET", "/uri-res/N2L?urn:example:nobody", "").Want(t, 404).Problem(t)
+	if !strings.Contains(p.Detail, "urn:example:nobody") {
+		t.Fatalf("404 detail: %+v", p)
+	}
+	f.Do("GET", "/urn:example:nobody", "").Want(t, 404).Problem(t)
+	// Malformed names: 400 with the byte offset.
+	for _, c := range []struct {
+		target string
+		offset int
+	}{
+		{"/uri-res/N2L?urn:x", 5},
+		{"/uri-res/N2L?urn:example:a%zz", 14},
+		{"/uri-res/N2L?http://example.org/", 0},
+		{"/uri-res/I2Ls?urn:-bad:x", 4},
+		{"/uri-res/N2L?", 0},
+	} {
+		p := f.Do("GET", c.target, "").Want(t, 400).Problem(t)
+		if p.Field != "urn" || p.Offset == nil || *p.Offset != c.offset {
+			t.Fatalf("%s: %+v (offset %v), want offset %d", c.target, p, p.Offset, c.offset)
+		}
+	}
+	// Unknown service: 400 naming the services there are.
+	p = f.Do("GET", "/uri-res/X2Y?"+lotr, "").Want(t, 400).Problem(t)
+	if len(p.Services) != 17 || !strings.Contains(p.Detail, "N2L") || !strings.Contains(p.Detail, "I2Ns") {
+		t.Fatalf("unknown service: %+v", p)
+	}
+	f.Do("GET", "/uri-res/I=I?"+lotr, "").Want(t, 400)
+	// A browser gets an HTML page for an error.
+	r := f.Do("GET", "/urn:example:nobody", "", "Accept", browserAccept).Want(t, 404)
+	wantHeader(t, r, "Content-Type", "text/html; charset=utf-8")
+	if !strings.Contains(r.Body, "urn:example:nobody") {
+		t.Fatalf("HTML 404: %s", r.Body)
+	}
+}
+
+func testRawQuery(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	// RFC 2169 §2: percent-encodings stay encoded. urn:example:a%2Fb and
+	// urn:example:a/b are different names (RFC 8141 §3.1 never decodes).
+	f.Put(f.books, "urn:example:a%2Fb", loc("https://example.org/pct")).Want(t, 201)
+	f.Put(f.books, "urn:example:a/b", loc("https://example.org/slash")).Want(t, 201)
+	f.Put(f.books, "urn:example:sp%20ace", loc("https://example.org/space")).Want(t, 201)
+	for target, want := range map[string]string{
+		"/uri-res/N2L?urn:example:a%2Fb":    "https://example.org/pct",
+		"/uri-res/N2L?urn:example:a%2fb":    "https://example.org/pct", // hex case is not significant
+		"/uri-res/N2L?urn:example:a/b":      "https://example.org/slash",
+		"/urn:example:a%2Fb":                "https://example.org/pct",
+		"/urn:example:a%2fb":                "https://example.org/pct",
+		"/urn:example:a/b":                  "https://example.org/slash",
+		"/uri-res/N2L?urn:example:sp%20ace": "https://example.org/space",
+		"/urn:example:sp%20ace":             "https://example.org/space",
+	} {
+		r := f.Do("GET", target, "").Want(t, 303)
+		wantHeader(t, r, "Location", want)
+	}
+	// The comment line of a list gives the name exactly as asked.
+	r := f.Do("GET", "/uri-res/N2Ls?URN:EXAMPLE:a%2fb", "").Want(t, 200)
+	if !strings.HasPrefix(r.Body, "# URN:EXAMPLE:a%2fb\r\n") {
+		t.Fatalf("comment: %q", r.Body)
+	}
+}
+
+func testPathStyleRaw(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	// Names holding "//", "/./" and "/../": a cleaning router would
+	// redirect these; they are names here.
+	names := map[string]string{
+		"urn:example:a//b":      "https://example.org/double",
+		"urn:example:x/./y":     "https://example.org/dot",
+		"urn:example:p/../q":    "https://example.org/dotdot",
+		"urn:example:end/":      "https://example.org/trailing",
+		"urn:example:end":       "https://example.org/no-trailing",
+		"urn:example:%2E%2E/z":  "https://example.org/encoded-dots",
+		"urn:example:tilde~and": "https://example.org/tilde",
+	}
+	for n, u := range names {
+		f.Put(f.books, n, loc(u)).Want(t, 201)
+	}
+	for n, u := range names {
+		for _, target := range []string{"/" + n, "/uri-res/N2L?" + n, "/" + strings.ToUpper(n[:4]) + n[4:]} {
+			r := f.Do("GET", target, "").Want(t, 303)
+			wantHeader(t, r, "Location", u)
+		}
+	}
+	// Through a raw connection too, byte for byte.
+	r := f.Raw("GET /urn:example:p/../q HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").Want(t, 303)
+	wantHeader(t, r, "Location", "https://example.org/dotdot")
+}
+
+func testPathStyleDirectives(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	list := "# " + lotr + "\r\nhttps://example.org/book\r\nhttps://example.org/book.pdf\r\n"
+	r := f.Do("GET", "/"+lotr+"?s=I2Ls", "").Want(t, 200)
+	if r.Body != list {
+		t.Fatalf("?s=I2Ls: %q", r.Body)
+	}
+	wantHeader(t, r, "Urikit-Service", "I2Ls")
+	r = f.Do("GET", "/"+lotr+"?+s=I2Ls", "").Want(t, 200)
+	if r.Body != "# "+lotr+"?+s=I2Ls\r\nhttps://example.org/book\r\nhttps://example.org/book.pdf\r\n" {
+		t.Fatalf("?+s=I2Ls: %q", r.Body)
+	}
+	// Seed 003 §2.3.1: a service the resolver does not understand falls
+	// back to the default, I2L; directives are case-sensitive.
+	for _, q := range []string{"?s=I2X", "?s=i2ls", "?c=ToC", "?s=I2Ls&s=I2C", "?+other=1", "?+CCResolve:cc=uk", "?s=L2Ls"} {
+		r := f.Do("GET", "/"+lotr+q, "").Want(t, 303)
+		wantHeader(t, r, "Urikit-Service", "I2L")
+	}
+	f.Do("GET", "/"+lotr+"?s=I2C&c=ToC", "").Want(t, 200)
+	// A query that is neither a directive list nor URN components.
+	p := f.Do("GET", "/"+lotr+"?s", "").Want(t, 400).Problem(t)
+	if p.Field != "urn" || p.Offset == nil {
+		t.Fatalf("bad query: %+v", p)
+	}
+}
+
+func testQComponent(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	f.Put(f.books, "urn:example:search", loc("https://example.org/search?x=1#top", "https://example.org/plain")).Want(t, 201)
+	// RFC 8141 §2.3.2: the q-component goes to the location's query;
+	// appended with "&" when the location has one.
+	r := f.Do("GET", "/"+lotr+"?=lang=en", "").Want(t, 303)
+	wantHeader(t, r, "Location", "https://example.org/book?lang=en")
+	r = f.Do("GET", "/urn:example:search?=lang=en&x=2", "").Want(t, 303)
+	wantHeader(t, r, "Location", "https://example.org/search?x=1&lang=en&x=2#top")
+	r = f.Do("GET", "/uri-res/N2L?urn:example:search?=lang=en", "").Want(t, 303)
+	wantHeader(t, r, "Location", "https://example.org/search?x=1&lang=en#top")
+	r = f.Do("GET", "/urn:example:search?+s=I2Ls?=lang=en", "").Want(t, 200)
+	if !strings.Contains(r.Body, "\r\nhttps://example.org/search?x=1&lang=en#top\r\nhttps://example.org/plain?lang=en\r\n") {
+		t.Fatalf("list with q: %q", r.Body)
+	}
+}
+
+func testWithdrawn(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	f.Put(f.books, "urn:example:old", `{"locations":[{"url":"https://example.org/old"}],"aliases":["urn:example:old-alias"]}`).Want(t, 201)
+	f.Do("POST", "/api/v1/names/urn:example:old/withdraw", `{"reason":"superseded","successor":"https://example.org/new"}`,
+		"Authorization", "Bearer "+f.books).Want(t, 200)
+	f.Do("POST", "/api/v1/names/urn:example:gone/withdraw", `{}`, "Authorization", "Bearer "+f.books).Want(t, 404)
+	f.Put(f.books, "urn:example:plain-gone", loc("https://example.org/pg")).Want(t, 201)
+	f.Do("POST", "/api/v1/names/urn:example:plain-gone/withdraw", ``, "Authorization", "Bearer "+f.books).Want(t, 200)
+
+	for _, target := range []string{
+		"/urn:example:old", "/urn:example:old-alias", "/URN:EXAMPLE:old?s=I2Ls", "/urn:example:old?s=I2C",
+		"/uri-res/N2L?urn:example:old", "/uri-res/N2Ls?urn:example:old", "/uri-res/N2R?urn:example:old", "/uri-res/N2Rs?urn:example:old",
+		"/uri-res/N2C?urn:example:old", "/uri-res/N2Ns?urn:example:old", "/uri-res/I2Cs?urn:example:old", "/uri-res/I2N?urn:example:old",
+	} {
+		r := f.Do("GET", target, "").Want(t, 410)
+		wantHeader(t, r, "Link", `<https://example.org/new>; rel="successor-version"`)
+		p := r.Problem(t)
+		if p.Successor != "https://example.org/new" || p.Reason != "superseded" || p.Record != "urn:example:old" {
+			t.Fatalf("%s: %+v", target, p)
+		}
+	}
+	r := f.Do("GET", "/urn:example:old", "", "Accept", browserAccept).Want(t, 410)
+	if !strings.Contains(r.Body, `href="https://example.org/new"`) || !strings.Contains(r.Body, "superseded") {
+		t.Fatalf("410 page: %s", r.Body)
+	}
+	r = f.Do("GET", "/urn:example:plain-gone", "").Want(t, 410)
+	if r.Header.Get("Link") != "" {
+		t.Fatalf("Link without a successor")
+	}
+	// The API still shows the record, and the name is never reused.
+	r = f.Do("GET", "/api/v1/names/urn:example:old", "").Want(t, 200)
+	if !strings.Contains(r.Body, `"status":"withdrawn"`) {
+		t.Fatalf("API: %s", r.Body)
+	}
+	p := f.Put(f.books, "URN:example:old", loc("https://example.org/again")).Want(t, 409).Problem(t)
+	if p.Record != "urn:example:old" {
+		t.Fatalf("reuse: %+v", p)
+	}
+	p = f.Put(f.books, "urn:example:new", `{"locations":[{"url":"https://example.org/x"}],"aliases":["urn:example:old-alias"]}`).Want(t, 409).Problem(t)
+	if p.Record != "urn:example:old" {
+		t.Fatalf("alias reuse: %+v", p)
+	}
+}
+
+func testAsOf(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	t1 := f.Clock.Advance(time.Hour)
+	f.Put(f.books, "urn:example:moving", loc("https://example.org/v1")).Want(t, 201)
+	t2 := f.Clock.Advance(time.Hour)
+	f.Put(f.books, "urn:example:moving", loc("https://example.org/v2")).Want(t, 200)
+	t3 := f.Clock.Advance(time.Hour)
+	f.Do("POST", "/api/v1/names/urn:example:moving/withdraw", `{"reason":"moved away"}`, "Authorization", "Bearer "+f.books).Want(t, 200)
+	f.Clock.Advance(time.Hour)
+
+	rfc := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+	// Path style: as-of= beside s=, joined with "&".
+	r := f.Do("GET", "/urn:example:moving?as-of="+rfc(t1.Add(time.Minute)), "").Want(t, 303)
+	wantHeader(t, r, "Location", "https://example.org/v1")
+	wantHeader(t, r, "Memento-Datetime", t1.Format(http.TimeFormat))
+	r = f.Do("GET", "/urn:example:moving?s=I2Ls&as-of="+rfc(t2), "").Want(t, 200)
+	if r.Body != "# urn:example:moving\r\nhttps://example.org/v2\r\n" {
+		t.Fatalf("as of t2: %q", r.Body)
+	}
+	wantHeader(t, r, "Memento-Datetime", t2.Format(http.TimeFormat))
+	r = f.Do("GET", "/urn:example:moving?+as-of="+rfc(t2.Add(time.Minute))+"&s=I2L", "").Want(t, 303)
+	wantHeader(t, r, "Location", "https://example.org/v2")
+	// An offset: "+" percent-encoded, or "-".
+	r = f.Do("GET", "/urn:example:moving?as-of="+t1.Add(time.Minute).In(time.FixedZone("", 2*3600)).Format("2006-01-02T15:04:05")+"%2B02:00", "").Want(t, 303)
+	wantHeader(t, r, "Location", "https://example.org/v1")
+	// Before the name existed: 404; after the withdrawal: 410; before it:
+	// as it was.
+	f.Do("GET", "/urn:example:moving?as-of="+rfc(t1.Add(-time.Second)), "").Want(t, 404).Problem(t)
+	f.Do("GET", "/urn:example:moving?as-of="+rfc(t3.Add(time.Second)), "").Want(t, 410)
+	f.Do("GET", "/urn:example:moving", "").Want(t, 410)
+	// Memento's Accept-Datetime on every service.
+	adt := t1.Add(30 * time.Minute).Format(http.TimeFormat)
+	r = f.Do("GET", "/uri-res/N2L?urn:example:moving", "", "Accept-Datetime", adt).Want(t, 303)
+	wantHeader(t, r, "Location", "https://example.org/v1")
+	wantHeader(t, r, "Memento-Datetime", t1.Format(http.TimeFormat))
+	if !strings.Contains(r.Header.Get("Vary"), "Accept-Datetime") {
+		t.Fatalf("no Vary: Accept-Datetime")
+	}
+	r = f.Do("GET", "/uri-res/I2Cs?urn:example:moving", "", "Accept-Datetime", adt).Want(t, 200)
+	if strings.Count(r.Body, `"seq"`) != 1 {
+		t.Fatalf("I2Cs as of: %s", r.Body)
+	}
+	r = f.Do("GET", "/uri-res/N2C?urn:example:moving", "", "Accept-Datetime", t2.Add(time.Minute).Format(http.TimeFormat)).Want(t, 200)
+	if !strings.Contains(r.Body, "v2") || !strings.Contains(r.Body, `"status":"active"`) {
+		t.Fatalf("N2C as of: %s", r.Body)
+	}
+	r = f.Do("GET", "/uri-res/L2Ns?https://example.org/v2", "", "Accept-Datetime", t2.Add(time.Minute).Format(http.TimeFormat)).Want(t, 200)
+	if r.Body != "# https://example.org/v2\r\nurn:example:moving\r\n" {
+		t.Fatalf("L2Ns as of: %q", r.Body)
+	}
+	f.Do("GET", "/uri-res/L2Ns?https://example.org/v2", "", "Accept-Datetime", adt).Want(t, 404)
+	f.Do("GET", "/uri-res/N2L?urn:example:moving", "", "Accept-Datetime", T0.Add(-time.Hour).Format(http.TimeFormat)).Want(t, 404)
+	// The directive wins over the header.
+	r = f.Do("GET", "/urn:example:moving?as-of="+rfc(t2), "", "Accept-Datetime", adt).Want(t, 303)
+	wantHeader(t, r, "Location", "https://example.org/v2")
+	// The API reads as of a time too.
+	r = f.Do("GET", "/api/v1/names/urn:example:moving?as-of="+rfc(t1), "").Want(t, 200)
+	if !strings.Contains(r.Body, "v1") {
+		t.Fatalf("API as of: %s", r.Body)
+	}
+	r = f.Do("GET", "/api/v1/names/urn:example:moving", "", "Accept-Datetime", adt).Want(t, 200)
+	wantHeader(t, r, "Memento-Datetime", t1.Format(http.TimeFormat))
+	// Malformed times: 400 naming the input.
+	for _, c := range []struct{ target, hdr, field string }{
+		{"/urn:example:moving?as-of=yesterday", "", "as-of"},
+		{"/urn:example:moving?as-of=2024-13-01T00:00:00Z", "", "as-of"},
+		{"/uri-res/N2L?urn:example:moving", "last week", "Accept-Datetime"},
+		{"/uri-res/L2Ls?https://example.org/v2", "never", "Accept-Datetime"},
+		{"/api/v1/names/urn:example:moving?as-of=soon", "", "as-of"},
+	} {
+		var r *Resp
+		if c.hdr != "" {
+			r = f.Do("GET", c.target, "", "Accept-Datetime", c.hdr)
+		} else {
+			r = f.Do("GET", c.target, "")
+		}
+		if p := r.Want(t, 400).Problem(t); p.Field != c.field {
+			t.Fatalf("%s: %+v", c.target, p)
+		}
+	}
+}
+
+func testDelegation(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	f.Deleg.Route("urn:nbn:fi:", "https://resolver.example/")
+	// No record, a rule: redirect there, with the hop count one up.
+	r := f.Do("GET", "/uri-res/N2L?URN:NBN:fi:abc-123", "").Want(t, 303)
+	wantHeader(t, r, "Location", "https://resolver.example/uri-res/N2L?URN:NBN:fi:abc-123?+hops=1")
+	wantHeader(t, r, "Urikit-Referral", "rule")
+	c, _ := f.Deleg.Last()
+	if c.Service != "N2L" || c.Hops != 1 || c.Name != "URN:NBN:fi:abc-123" {
+		t.Fatalf("call %+v", c)
+	}
+	f.Do("GET", "/urn:nbn:fi:abc-123?s=I2Ls", "").Want(t, 303)
+	if c, _ := f.Deleg.Last(); c.Service != "I2Ls" || c.Hops != 1 {
+		t.Fatalf("call %+v", c)
+	}
+	r = f.Do("GET", "/urn:nbn:fi:abc-123?+hops=3&s=I2C", "").Want(t, 303)
+	wantHeader(t, r, "Location", "https://resolver.example/uri-res/I2C?urn:nbn:fi:abc-123?+hops=4")
+	f.Raw("GET /uri-res/N2L?urn:nbn:fi:abc HTTP/1.0\r\n\r\n").Want(t, 302)
+	// Loops: a request delegated MaxHops times is not delegated again.
+	f.Do("GET", "/uri-res/N2L?urn:nbn:fi:abc?+hops=7", "").Want(t, 303)
+	f.Do("GET", "/uri-res/N2L?urn:nbn:fi:abc?+hops=007", "").Want(t, 303)
+	p := f.Do("GET", "/uri-res/N2L?urn:nbn:fi:abc?+hops=8", "").Want(t, 508).Problem(t)
+	if p.Limit != httpapi.DefaultMaxHops {
+		t.Fatalf("508: %+v", p)
+	}
+	f.Do("GET", "/urn:nbn:fi:abc?+hops=9", "").Want(t, 508)
+	// A name with a record is answered here, whatever the count.
+	f.Do("GET", "/"+lotr+"?+hops=50", "").Want(t, 303)
+	// No rule: 404. A bad count: 400.
+	f.Do("GET", "/urn:nbn:se:abc", "").Want(t, 404)
+	// As of a time before a name of ours existed: 404, not delegated.
+	f.Deleg.Route("urn:example:", "https://elsewhere.example/")
+	f.Do("GET", "/"+lotr+"?as-of=2000-01-01T00:00:00Z", "").Want(t, 404)
+	f.Do("GET", "/urn:example:tolkien-lotr?as-of=2000-01-01T00:00:00Z", "").Want(t, 404)
+	f.Do("GET", "/urn:example:not-ours?as-of=2000-01-01T00:00:00Z", "").Want(t, 303)
+	for _, h := range []string{"-1", "x", "1.5", "+3", "", "1234567890"} {
+		p := f.Do("GET", "/urn:nbn:fi:abc?+hops="+h, "").Want(t, 400).Problem(t)
+		if p.Field != "hops" {
+			t.Fatalf("hops=%s: %+v", h, p)
+		}
+	}
+	// A failing delegator is a bad gateway, not an internal error.
+	f.Deleg.Err = errors.New("DNS server not answering")
+	f.Do("GET", "/urn:nbn:fi:xyz", "").Want(t, 502).Problem(t)
+	// Another hop limit.
+	g := newFixture(t, ns, func(o *httpapi.Options) { o.MaxHops = 2 })
+	g.Deleg.Route("urn:nbn:fi:", "https://resolver.example/")
+	g.Do("GET", "/urn:nbn:fi:abc?+hops=1", "").Want(t, 303)
+	g.Do("GET", "/urn:nbn:fi:abc?+hops=2", "").Want(t, 508)
+	// Without a Delegator: 404.
+	h := newFixture(t, ns, func(o *httpapi.Options) { o.Delegator = nil })
+	h.Do("GET", "/urn:nbn:fi:abc", "").Want(t, 404)
+}
+
+func testUnavailable(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	f.Do("GET", "/readyz", "").Want(t, 200)
+	f.Down.Store(true)
+	for _, target := range []string{"/urn:example:never-seen", "/uri-res/N2Ls?urn:example:never-seen-2", "/uri-res/L2Ns?https://example.org/book", "/api/v1/names/urn:example:never-seen-3"} {
+		r := f.Do("GET", target, "").Want(t, 503)
+		r.Problem(t)
+		if r.Header.Get("Retry-After") == "" {
+			t.Fatalf("503 without Retry-After")
+		}
+	}
+	f.Put(f.books, "urn:example:during-outage", loc("https://example.org/x")).Want(t, 503).Problem(t)
+	f.Do("GET", "/readyz", "").Want(t, 503).Problem(t)
+	f.Do("GET", "/healthz", "").Want(t, 200)
+	f.Down.Store(false)
+	f.Do("GET", "/readyz", "").Want(t, 200)
+	f.Put(f.books, "urn:example:during-outage", loc("https://example.org/x")).Want(t, 201)
+	if strings.Contains(f.Logs.String(), `"level":"ERROR"`) {
+		t.Fatalf("an outage is not an internal error: %s", f.Logs.String())
+	}
+}
+
+func testLimits(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	long := "urn:example:" + strings.Repeat("a", httpapi.DefaultMaxTarget)
+	for _, target := range []string{"/" + long, "/uri-res/N2L?" + long, "/api/v1/names/" + long, "/healthz?" + strings.Repeat("x", 9000)} {
+		p := f.Do("GET", target, "").Want(t, 414).Problem(t)
+		if p.Limit != httpapi.DefaultMaxTarget {
+			t.Fatalf("414: %+v", p)
+		}
+	}
+	f.Put(f.books, long, loc("https://example.org/x")).Want(t, 414)
+	// Just under the limit is served.
+	ok := "urn:example:" + strings.Repeat("b", httpapi.DefaultMaxTarget-len("/urn:example:")-1)
+	f.Do("GET", "/"+ok, "").Want(t, 404)
+	p := f.Put(f.books, "urn:example:alias-long", `{"locations":[{"url":"https://example.org/x"}],"aliases":["`+long+`"]}`).Want(t, 414).Problem(t)
+	if p.Field != "aliases[0]" {
+		t.Fatalf("long alias: %+v", p)
+	}
+	// Bodies over 1 MiB: 413, whether announced or not.
+	big := `{"locations":[{"url":"https://example.org/x"}],"metadata":{"x":"` + strings.Repeat("y", httpapi.DefaultMaxBody) + `"}}`
+	p = f.Put(f.books, "urn:example:big", big).Want(t, 413).Problem(t)
+	if p.Limit != httpapi.DefaultMaxBody {
+		t.Fatalf("413: %+v", p)
+	}
+	r := f.Raw("PUT /api/v1/names/urn:example:big HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + f.books +
+		"\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" +
+		fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(big), big))
+	r.Want(t, 413).Problem(t)
+	f.Do("GET", "/api/v1/names/urn:example:big", "").Want(t, 404)
+	// Smaller limits.
+	g := newFixture(t, ns, func(o *httpapi.Options) { o.MaxTarget = 64; o.MaxBody = 400 })
+	g.Do("GET", "/urn:example:"+strings.Repeat("c", 60), "").Want(t, 414)
+	g.Put(g.books, "urn:example:x", `{"locations":[{"url":"https://example.org/`+strings.Repeat("z", 400)+`"}]}`).Want(t, 413)
+	// The metadata limit of the Service is a 400 naming the field.
+	p = f.Put(f.books, "urn:example:meta", `{"locations":[{"url":"https://example.org/x"}],"metadata":{"x":"`+strings.Repeat("y", 20000)+`"}}`).Want(t, 400).Problem(t)
+	if p.Field != "metadata" {
+		t.Fatalf("metadata: %+v", p)
+	}
+}
+
+// ---- The API ----
+
+func auth(tok string) []string { return []string{"Authorization", "Bearer " + tok} }
+
+func testAuthorities(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	// Only the admin creates and lists authorities.
+	r := f.Do("POST", "/api/v1/authorities", `{"name":"Third","prefixes":["urn:nbn:ch:"]}`, auth(AdminToken)...).Want(t, 201)
+	var a struct {
+		ID       int64    `json:"id"`
+		Name     string   `json:"name"`
+		Prefixes []string `json:"prefixes"`
+		Token    string   `json:"token"`
+	}
+	r.JSON(t, &a)
+	if a.ID == 0 || a.Name != "Third" || len(a.Prefixes) != 1 || a.Prefixes[0] != "urn:nbn:ch:" || !strings.HasPrefix(a.Token, "urikit_") {
+		t.Fatalf("authority %s", r.Body)
+	}
+	wantHeader(t, r, "Location", "/api/v1/authorities/"+strconv.FormatInt(a.ID, 10))
+	// Prefixes in canonical form (RFC 8141 §3.1: the NSS keeps its case);
+	// overlaps are 409.
+	p := f.Do("POST", "/api/v1/authorities", `{"name":"Overlap","prefixes":["URN:NBN:de:101-"]}`, auth(AdminToken)...).Want(t, 409).Problem(t)
+	if !strings.Contains(p.Detail, "urn:nbn:de:") {
+		t.Fatalf("overlap: %+v", p)
+	}
+	p = f.Do("POST", "/api/v1/authorities", `{"name":"Bad","prefixes":["urn:"]}`, auth(AdminToken)...).Want(t, 400).Problem(t)
+	if !strings.HasPrefix(p.Field, "prefixes") {
+		t.Fatalf("bad prefix: %+v", p)
+	}
+	f.Do("POST", "/api/v1/authorities", `{"name":"X","prefixes":["urn:y:"]}`, auth(f.books)...).Want(t, 403).Problem(t)
+	r = f.Do("POST", "/api/v1/authorities", `{"name":"X","prefixes":["urn:y:"]}`).Want(t, 401)
+	r.Problem(t)
+	wantHeader(t, r, "WWW-Authenticate", `Bearer realm="urikit"`)
+	r = f.Do("POST", "/api/v1/authorities", `{"name":"X","prefixes":["urn:y:"]}`, auth("urikit_nonsense")...).Want(t, 401)
+	if !strings.Contains(r.Header.Get("WWW-Authenticate"), "invalid_token") {
+		t.Fatalf("WWW-Authenticate %q", r.Header.Get("WWW-Authenticate"))
+	}
+	f.Do("POST", "/api/v1/authorities", `{"name":"X","prefixes":["urn:y:"]}`, "Authorization", "Basic YWRtaW46YWRtaW4=").Want(t, 401)
+	// Listing.
+	r = f.Do("GET", "/api/v1/authorities", "", auth(AdminToken)...).Want(t, 200)
+	var list []struct{ ID int64 }
+	r.JSON(t, &list)
+	if len(list) != 3 {
+		t.Fatalf("list: %s", r.Body)
+	}
+	f.Do("GET", "/api/v1/authorities", "", auth(f.books)...).Want(t, 403)
+	f.Do("GET", "/api/v1/authorities", "").Want(t, 401)
+	// One authority: the admin and its maintainers; tokens without secrets.
+	id := strconv.FormatInt(f.booksID, 10)
+	for _, tok := range []string{AdminToken, f.books} {
+		r = f.Do("GET", "/api/v1/authorities/"+id, "", auth(tok)...).Want(t, 200)
+		var one struct {
+			ID     int64 `json:"id"`
+			Tokens []struct {
+				ID    int64  `json:"id"`
+				Label string `json:"label"`
+				Hash  string `json:"hash"`
+				Token string `json:"token"`
+			} `json:"tokens"`
+		}
+		r.JSON(t, &one)
+		if one.ID != f.booksID || len(one.Tokens) != 1 || one.Tokens[0].Hash != "" || one.Tokens[0].Token != "" || strings.Contains(r.Body, f.books) {
+			t.Fatalf("authority: %s", r.Body)
+		}
+	}
+	f.Do("GET", "/api/v1/authorities/"+id, "", auth(f.other)...).Want(t, 403)
+	f.Do("GET", "/api/v1/authorities/999", "", auth(AdminToken)...).Want(t, 404).Problem(t)
+	p = f.Do("GET", "/api/v1/authorities/abc", "", auth(AdminToken)...).Want(t, 400).Problem(t)
+	if p.Field != "id" {
+		t.Fatalf("bad id: %+v", p)
+	}
+	f.Do("GET", "/api/v1/authorities/0", "", auth(AdminToken)...).Want(t, 400)
+}
+
+func testTokens(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	id := strconv.FormatInt(f.booksID, 10)
+	// A maintainer adds a second maintainer.
+	r := f.Do("POST", "/api/v1/authorities/"+id+"/tokens", `{"label":"Ada"}`, auth(f.books)...).Want(t, 201)
+	var tok struct {
+		ID    int64  `json:"id"`
+		Label string `json:"label"`
+		Token string `json:"token"`
+	}
+	r.JSON(t, &tok)
+	if tok.ID == 0 || tok.Label != "Ada" || tok.Token == "" {
+		t.Fatalf("token: %s", r.Body)
+	}
+	f.Put(tok.Token, "urn:example:by-ada", loc("https://example.org/ada")).Want(t, 201)
+	// The admin adds one too, with an empty body.
+	r = f.Do("POST", "/api/v1/authorities/"+id+"/tokens", "", auth(AdminToken)...).Want(t, 201)
+	var tok3 struct {
+		ID    int64  `json:"id"`
+		Token string `json:"token"`
+	}
+	r.JSON(t, &tok3)
+	// Another authority's maintainer may not.
+	f.Do("POST", "/api/v1/authorities/"+id+"/tokens", `{}`, auth(f.other)...).Want(t, 403)
+	f.Do("POST", "/api/v1/authorities/"+id+"/tokens", `{"label":3}`, auth(f.books)...).Want(t, 400)
+	// Revoking: the token stops working.
+	f.Do("DELETE", fmt.Sprintf("/api/v1/authorities/%s/tokens/%d", id, tok.ID), "", auth(f.books)...).Want(t, 204)
+	f.Put(tok.Token, "urn:example:by-ada-2", loc("https://example.org/ada")).Want(t, 401).Problem(t)
+	f.Do("DELETE", fmt.Sprintf("/api/v1/authorities/%s/tokens/%d", id, tok.ID), "", auth(f.books)...).Want(t, 204) // already revoked
+	f.Do("DELETE", fmt.Sprintf("/api/v1/authorities/%s/tokens/%d", id, 9999), "", auth(f.books)...).Want(t, 404)
+	f.Do("DELETE", fmt.Sprintf("/api/v1/authorities/%s/tokens/%d", id, tok3.ID), "", auth(f.other)...).Want(t, 403)
+	f.Do("DELETE", fmt.Sprintf("/api/v1/authorities/%s/tokens/%d", id, tok3.ID), "", auth(AdminToken)...).Want(t, 204)
+	// The last valid token cannot be revoked.
+	r = f.Do("GET", "/api/v1/authorities/"+id, "", auth(f.books)...).Want(t, 200)
+	var one struct {
+		Tokens []struct {
+			ID      int64   `json:"id"`
+			Revoked *string `json:"revoked"`
+		} `json:"tokens"`
+	}
+	r.JSON(t, &one)
+	var live []int64
+	for _, tk := range one.Tokens {
+		if tk.Revoked == nil {
+			live = append(live, tk.ID)
+		}
+	}
+	if len(live) != 1 {
+		t.Fatalf("tokens: %s", r.Body)
+	}
+	f.Do("DELETE", fmt.Sprintf("/api/v1/authorities/%s/tokens/%d", id, live[0]), "", auth(f.books)...).Want(t, 409).Problem(t)
+	f.Put(f.books, "urn:example:still", loc("https://example.org/still")).Want(t, 201)
+}
+
+func testTransfer(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	id := strconv.FormatInt(f.booksID, 10)
+	f.Do("POST", "/api/v1/authorities/"+id+"/transfer", `{"name":"New Books Ltd"}`, auth(f.books)...).Want(t, 403)
+	f.Do("POST", "/api/v1/authorities/"+id+"/transfer", `{}`, auth(AdminToken)...).Want(t, 400)
+	f.Do("POST", "/api/v1/authorities/999/transfer", `{"name":"Nobody"}`, auth(AdminToken)...).Want(t, 404)
+	r := f.Do("POST", "/api/v1/authorities/"+id+"/transfer", `{"name":"New Books Ltd"}`, auth(AdminToken)...).Want(t, 200)
+	var a struct {
+		ID    int64  `json:"id"`
+		Name  string `json:"name"`
+		Token string `json:"token"`
+	}
+	r.JSON(t, &a)
+	if a.ID != f.booksID || a.Name != "New Books Ltd" || a.Token == "" {
+		t.Fatalf("transfer: %s", r.Body)
+	}
+	// The old owner's token is dead; the new one writes; names are kept.
+	f.Put(f.books, lotr, lotrBody).Want(t, 401)
+	f.Put(a.Token, lotr, lotrBody).Want(t, 200)
+	f.Do("GET", "/"+lotr, "").Want(t, 303)
+}
+
+func testPutName(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	body := `{"locations":[{"url":"https://example.org/n","type":"text/html","label":"Home"}],"aliases":["urn:example:n-alias"],"metadata":{"k":[1,2]},"redirect":302}`
+	r := f.Put(f.books, "urn:example:n", body).Want(t, 201)
+	wantHeader(t, r, "Location", "/api/v1/names/urn:example:n")
+	var rec struct {
+		URN       string `json:"urn"`
+		Aliases   []string
+		Locations []struct{ URL, Type, Label string }
+		Metadata  json.RawMessage
+		Status    string
+		Redirect  int
+		Authority int64
+		Created   time.Time
+		Updated   time.Time
+	}
+	r.JSON(t, &rec)
+	if rec.URN != "urn:example:n" || len(rec.Aliases) != 1 || rec.Locations[0].Label != "Home" || string(rec.Metadata) != `{"k":[1,2]}` ||
+		rec.Status != "active" || rec.Redirect != 302 || rec.Authority != f.booksID || rec.Created.IsZero() {
+		t.Fatalf("record: %s", r.Body)
+	}
+	// Idempotent: the same body again is 200 and changes nothing.
+	r2 := f.Put(f.books, "urn:example:n", body).Want(t, 200)
+	if r2.Body != r.Body {
+		t.Fatalf("PUT again changed the record:\n%s\n%s", r.Body, r2.Body)
+	}
+	// GET gives the same record; it can be PUT back as it is.
+	g := f.Do("GET", "/api/v1/names/urn:example:n", "").Want(t, 200)
+	if g.Body != r.Body {
+		t.Fatalf("GET: %s, PUT answered %s", g.Body, r.Body)
+	}
+	f.Put(f.books, "urn:example:n", g.Body).Want(t, 200)
+	// Replacing, through an equivalent spelling: the first spelling stays.
+	f.Clock.Advance(time.Minute)
+	r = f.Put(f.books, "URN:EXAMPLE:n", loc("https://example.org/n2")).Want(t, 200)
+	r.JSON(t, &rec)
+	if rec.URN != "urn:example:n" || len(rec.Aliases) != 0 || rec.Locations[0].URL != "https://example.org/n2" || !rec.Updated.After(rec.Created) {
+		t.Fatalf("replaced: %s", r.Body)
+	}
+	f.Do("GET", "/urn:example:n", "").Want(t, 303)
+	// A dropped alias stays reserved to the record.
+	p := f.Put(f.books, "urn:example:n-alias", loc("https://example.org/a")).Want(t, 409).Problem(t)
+	if p.Record != "urn:example:n" {
+		t.Fatalf("retired alias: %+v", p)
+	}
+	f.Do("GET", "/urn:example:n-alias", "").Want(t, 404)
+	// An alias equivalent to another record's name: 409 naming it.
+	p = f.Put(f.books, "urn:example:z", `{"locations":[{"url":"https://example.org/z"}],"aliases":["urn:ISBN:0-395-36341-1"]}`).Want(t, 409).Problem(t)
+	if p.Record != lotr {
+		t.Fatalf("alias conflict: %+v", p)
+	}
+	// An alias's name put as a name: 409.
+	p = f.Put(f.books, "urn:example:tolkien-lotr", loc("https://example.org/t")).Want(t, 409).Problem(t)
+	if p.Record != lotr {
+		t.Fatalf("alias as name: %+v", p)
+	}
+	// Ownership: 403 outside one's prefixes, for the admin, and for an
+	// alias under another authority's prefix.
+	f.Put(f.other, "urn:example:mine", loc("https://example.org/x")).Want(t, 403).Problem(t)
+	f.Put(f.books, "urn:nbn:de:101-1", loc("https://example.org/x")).Want(t, 403)
+	f.Put(AdminToken, "urn:example:admin", loc("https://example.org/x")).Want(t, 403)
+	f.Put(f.books, "urn:example:y", `{"locations":[{"url":"https://example.org/y"}],"aliases":["urn:nbn:de:101-2"]}`).Want(t, 403)
+	f.Put(f.books, "urn:unowned:y", loc("https://example.org/y")).Want(t, 403)
+	f.Put("", "urn:example:anon", loc("https://example.org/y")).Want(t, 401)
+	f.Do("GET", "/api/v1/names/urn:example:anon", "").Want(t, 404).Problem(t)
+	f.Put(f.other, "urn:nbn:de:101-1", loc("https://example.org/de")).Want(t, 201)
+}
+
+func testPutErrors(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	for _, c := range []struct {
+		name, body string
+		status     int
+		field      string
+		offset     int // -1: no offset
+	}{
+		{"urn:example:e", `{"locations":[{"url":"not a uri"}]}`, 400, "locations[0].url", 3},
+		{"urn:example:e", `{"locations":[{"url":"https://example.org/ok"},{"url":"/relative"}]}`, 400, "locations[1].url", 0},
+		{"urn:example:e", `{"locations":[]}`, 400, "locations", -1},
+		{"urn:example:e", `{}`, 400, "locations", -1},
+		{"urn:example:e", `{"locations":[{"url":"https://example.org/x","type":"not a type"}]}`, 400, "locations[0].type", -1},
+		{"urn:example:e", `{"locations":[{"url":"https://example.org/x"}],"redirect":308}`, 400, "redirect", -1},
+		{"urn:example:e", `{"locations":[{"url":"https://example.org/x"}],"metadata":[1]}`, 400, "metadata", -1},
+		{"urn:example:e", `{"locations":[{"url":"https://example.org/x"}],"aliases":["urn:x"]}`, 400, "aliases[0]", 5},
+		{"urn:example:e", `{"locations":[{"url":"https://example.org/x"}],"aliases":["urn:example:e"]}`, 400, "aliases[0]", -1},
+		{"urn:example:e", `{"locations":[{"url":"https://example.org/x"}],"locatoins":[]}`, 400, "locatoins", -1},
+		{"urn:example:e", `{"locations":[{"url":"https://example.org/x","lable":"x"}]}`, 400, "lable", -1},
+		{"urn:example:e", `{"locations":"https://example.org/x"}`, 400, "locations", -1},
+		{"urn:example:e", `{"locations":[{"url":"https://example.org/x"}],"urn":"urn:example:other"}`, 400, "urn", -1},
+		{"urn:example:e", `{"locations":[{"url":"https://example.org/x"}]`, 400, "body", 46},
+		{"urn:example:e", `{"locations":[{"url":"https://example.org/x"}]} {}`, 400, "body", 48},
+		{"urn:example:e", `{"locations":[{"url":"https://example.org/x"}],}`, 400, "body", 47},
+		{"urn:example:e", `   `, 400, "body", 0},
+		{"urn:x", `{"locations":[{"url":"https://example.org/x"}]}`, 400, "urn", 5},
+		{"urn:example:e?+r", `{"locations":[{"url":"https://example.org/x"}]}`, 400, "urn", 13},
+		{"urn:isbn:123", `{"locations":[{"url":"https://example.org/x"}]}`, 400, "urn", -1},
+	} {
+		p := f.Put(f.books, c.name, c.body).Want(t, c.status).Problem(t)
+		if p.Field != c.field || (c.offset >= 0) != (p.Offset != nil) || p.Offset != nil && *p.Offset != c.offset {
+			off := -1
+			if p.Offset != nil {
+				off = *p.Offset
+			}
+			t.Fatalf("PUT %s %s: field %q offset %d, want %q %d (%s)", c.name, c.body, p.Field, off, c.field, c.offset, p.Detail)
+		}
+	}
+	// A body that is not JSON: 415.
+	f.Do("PUT", "/api/v1/names/urn:example:e", `locations=x`, "Authorization", "Bearer "+f.books, "Content-Type", "text/plain").Want(t, 415).Problem(t)
+	f.Do("PUT", "/api/v1/names/urn:example:e", `x`, "Authorization", "Bearer "+f.books, "Content-Type", "multipart/form-data; boundary=x").Want(t, 415)
+	// curl -d declares a form; the body is JSON all the same.
+	p := f.Do("PUT", "/api/v1/names/urn:example:e", `locations=x`, "Authorization", "Bearer "+f.books, "Content-Type", "application/x-www-form-urlencoded").Want(t, 400).Problem(t)
+	if p.Field != "body" || p.Offset == nil || *p.Offset != 0 {
+		t.Fatalf("form body: %+v", p)
+	}
+	f.Do("PUT", "/api/v1/names/urn:example:e", loc("https://example.org/x"), "Authorization", "Bearer "+f.books, "Content-Type", "application/merge-patch+json").Want(t, 201)
+	// Nothing was written by the failed attempts.
+	f.Do("GET", "/api/v1/names/urn:example:e/history", "").Want(t, 200)
+	r := f.Do("GET", "/api/v1/names/urn:example:e/history", "").Want(t, 200)
+	if strings.Count(r.Body, `"seq"`) != 1 {
+		t.Fatalf("history after failed PUTs: %s", r.Body)
+	}
+}
+
+func testNameSegments(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	// The name is one path segment, decoded exactly once.
+	for _, name := range []string{"urn:example:a/b", "urn:example:a%2Fb", "urn:example:a/../b", "urn:example:a//b", "urn:example:./x", "urn:example:%25", "urn:example:q&a=b;c", "urn:example:a/.."} {
+		r := f.Put(f.books, name, loc("https://example.org/"+strconv.Itoa(len(name)))).Want(t, 201)
+		var rec struct{ URN string }
+		r.JSON(t, &rec)
+		if rec.URN != name {
+			t.Fatalf("PUT %s (sent as %s) made %s", name, Segment(name), rec.URN)
+		}
+		wantHeader(t, r, "Location", "/api/v1/names/"+Segment(name))
+		g := f.Do("GET", "/api/v1/names/"+Segment(name), "").Want(t, 200)
+		g.JSON(t, &rec)
+		if rec.URN != name {
+			t.Fatalf("GET %s: %s", name, g.Body)
+		}
+		f.Do("GET", "/api/v1/names/"+Segment(name)+"/history", "").Want(t, 200)
+		f.Do("GET", "/"+name, "").Want(t, 303)
+	}
+	// A "/" not encoded: the name is not one segment.
+	p := f.Do("GET", "/api/v1/names/urn:example:a/b/c", "").Want(t, 400).Problem(t)
+	if p.Field != "urn" {
+		t.Fatalf("unencoded slash: %+v", p)
+	}
+	f.Do("PUT", "/api/v1/names/urn:example:a//b", loc("https://example.org/x"), auth(f.books)...).Want(t, 400)
+	f.Do("GET", "/api/v1/names/", "").Want(t, 400)
+	// Malformed names: 400 with the offset in the decoded name.
+	p = f.Do("GET", "/api/v1/names/urn:example", "").Want(t, 400).Problem(t)
+	if p.Field != "urn" || p.Offset == nil || *p.Offset != 11 {
+		t.Fatalf("malformed: %+v", p)
+	}
+}
+
+func testWithdrawAndHistory(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	f.Put(f.books, "urn:example:h", loc("https://example.org/h1")).Want(t, 201)
+	f.Clock.Advance(time.Minute)
+	f.Put(f.books, "urn:example:h", loc("https://example.org/h2")).Want(t, 200)
+	f.Do("POST", "/api/v1/names/urn:example:h/withdraw", `{"reason":"r"}`, auth(f.other)...).Want(t, 403)
+	f.Do("POST", "/api/v1/names/urn:example:h/withdraw", `{"reason":"r"}`, auth(AdminToken)...).Want(t, 403)
+	f.Do("POST", "/api/v1/names/urn:example:h/withdraw", `{"reason":"r"}`).Want(t, 401)
+	p := f.Do("POST", "/api/v1/names/urn:example:h/withdraw", `{"successor":"not a uri"}`, auth(f.books)...).Want(t, 400).Problem(t)
+	if p.Field != "successor" {
+		t.Fatalf("successor: %+v", p)
+	}
+	f.Clock.Advance(time.Minute)
+	r := f.Do("POST", "/api/v1/names/urn:example:h/withdraw", `{"reason":"r","successor":"urn:example:h2"}`, auth(f.books)...).Want(t, 200)
+	if !strings.Contains(r.Body, `"status":"withdrawn"`) || !strings.Contains(r.Body, `"successor":"urn:example:h2"`) {
+		t.Fatalf("withdraw: %s", r.Body)
+	}
+	// Again, the same: 200; otherwise 409.
+	f.Do("POST", "/api/v1/names/urn:example:h/withdraw", `{"reason":"r","successor":"urn:example:h2"}`, auth(f.books)...).Want(t, 200)
+	f.Do("POST", "/api/v1/names/urn:example:h/withdraw", `{"reason":"other"}`, auth(f.books)...).Want(t, 409).Problem(t)
+	r = f.Do("GET", "/api/v1/names/URN:EXAMPLE:h/history", "").Want(t, 200)
+	var hist []struct {
+		Seq    int64  `json:"seq"`
+		Action string `json:"action"`
+		Actor  string `json:"actor"`
+		Hash   string `json:"hash"`
+		Prev   string `json:"prev"`
+		Data   json.RawMessage
+	}
+	r.JSON(t, &hist)
+	if len(hist) != 3 || hist[0].Action != "name.create" || hist[1].Action != "name.update" || hist[2].Action != "name.withdraw" ||
+		hist[0].Hash == "" || hist[1].Prev == "" || !strings.HasPrefix(hist[0].Actor, "token:") {
+		t.Fatalf("history: %s", r.Body)
+	}
+	f.Do("GET", "/api/v1/names/urn:example:none/history", "").Want(t, 404).Problem(t)
+	// The successor is in the Link of the 410 (a URN successor too).
+	r = f.Do("GET", "/urn:example:h", "").Want(t, 410)
+	wantHeader(t, r, "Link", `<urn:example:h2>; rel="successor-version"`)
+}
+
+func testRules(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	r := f.Do("POST", "/api/v1/rules", `{"prefix":"URN:NBN:fi:","target":"https://resolver.example/"}`, auth(AdminToken)...).Want(t, 201)
+	var rule struct {
+		ID     int64  `json:"id"`
+		Prefix string `json:"prefix"`
+		Target string `json:"target"`
+	}
+	r.JSON(t, &rule)
+	if rule.ID == 0 || rule.Prefix != "urn:nbn:fi:" || rule.Target != "https://resolver.example/" {
+		t.Fatalf("rule: %s", r.Body)
+	}
+	wantHeader(t, r, "Location", "/api/v1/rules/"+strconv.FormatInt(rule.ID, 10))
+	f.Do("POST", "/api/v1/rules", `{"prefix":"urn:nbn:fi:","target":"https://other.example/"}`, auth(AdminToken)...).Want(t, 409)
+	p := f.Do("POST", "/api/v1/rules", `{"prefix":"urn:nbn:se:","target":"ftp://x/"}`, auth(AdminToken)...).Want(t, 400).Problem(t)
+	if p.Field != "target" {
+		t.Fatalf("target: %+v", p)
+	}
+	f.Do("POST", "/api/v1/rules", `{"prefix":"urn:nbn:se:","target":"https://x/"}`, auth(f.books)...).Want(t, 403)
+	f.Do("POST", "/api/v1/rules", `{"prefix":"urn:nbn:se:","target":"https://x/"}`).Want(t, 401)
+	r = f.Do("GET", "/api/v1/rules", "", auth(AdminToken)...).Want(t, 200)
+	var rules []struct{ ID int64 }
+	r.JSON(t, &rules)
+	if len(rules) != 1 || rules[0].ID != rule.ID {
+		t.Fatalf("rules: %s", r.Body)
+	}
+	f.Do("GET", "/api/v1/rules", "", auth(f.books)...).Want(t, 403)
+	f.Do("GET", "/api/v1/rules", "").Want(t, 401)
+	f.Do("DELETE", "/api/v1/rules/"+strconv.FormatInt(rule.ID, 10), "", auth(f.books)...).Want(t, 403)
+	f.Do("DELETE", "/api/v1/rules/"+strconv.FormatInt(rule.ID, 10), "", auth(AdminToken)...).Want(t, 204)
+	f.Do("DELETE", "/api/v1/rules/"+strconv.FormatInt(rule.ID, 10), "", auth(AdminToken)...).Want(t, 404).Problem(t)
+	r = f.Do("GET", "/api/v1/rules", "", auth(AdminToken)...).Want(t, 200)
+	if strings.TrimSpace(r.Body) != "[]" {
+		t.Fatalf("rules after delete: %s", r.Body)
+	}
+}
+
+func testPositions(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	r := f.Put(f.books, "urn:example:pos", loc("https://example.org/p")).Want(t, 201)
+	pos := r.Header.Get(httpapi.PositionHeader)
+	if pos == "" {
+		t.Fatalf("a write's answer has no %s", httpapi.PositionHeader)
+	}
+	f.Do("GET", "/urn:example:pos", "", httpapi.PositionHeader, pos).Want(t, 303)
+	f.Do("GET", "/api/v1/names/urn:example:pos", "", httpapi.PositionHeader, pos).Want(t, 200)
+	r2 := f.Put(f.books, "urn:example:pos", loc("https://example.org/p2")).Want(t, 200)
+	if r2.Header.Get(httpapi.PositionHeader) == pos {
+		t.Fatalf("the position did not move with a write")
+	}
+	p := f.Do("GET", "/urn:example:pos", "", httpapi.PositionHeader, "garbage").Want(t, 400).Problem(t)
+	if p.Field != httpapi.PositionHeader {
+		t.Fatalf("bad position: %+v", p)
+	}
+	f.Do("GET", "/urn:example:pos", "", httpapi.PositionHeader, "99999999").Want(t, 400)
+	// Every kind of write carries it.
+	r = f.Do("POST", "/api/v1/rules", `{"prefix":"urn:nbn:fi:","target":"https://resolver.example/"}`, auth(AdminToken)...).Want(t, 201)
+	if r.Header.Get(httpapi.PositionHeader) == "" {
+		t.Fatalf("rule write without position")
+	}
+	// A failed write does not.
+	r = f.Put(f.other, "urn:example:pos", loc("https://example.org/p3")).Want(t, 403)
+	if r.Header.Get(httpapi.PositionHeader) != "" {
+		t.Fatalf("failed write with a position")
+	}
+}
+
+func testMethods(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	for _, c := range []struct{ method, target string }{
+		{"POST", "/" + lotr}, {"PUT", "/" + lotr}, {"DELETE", "/uri-res/N2L?" + lotr},
+		{"POST", "/healthz"}, {"DELETE", "/api/v1/names/" + lotr}, {"PUT", "/api/v1/authorities"},
+		{"PATCH", "/api/v1/rules/1"}, {"POST", "/metrics"},
+	} {
+		r := f.Do(c.method, c.target, "").Want(t, 405)
+		p := r.Problem(t)
+		if r.Header.Get("Allow") == "" || len(p.Allow) == 0 {
+			t.Fatalf("%s %s: 405 without Allow", c.method, c.target)
+		}
+	}
+	for _, target := range []string{"/nothing", "/api/v1/nothing", "/api/v2/names/x", "/uri-res/", "/urn", "/names/x", "/static/x.css"} {
+		f.Do("GET", target, "").Want(t, 404).Problem(t)
+	}
+}
+
+func testOperations(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	r := f.Do("GET", "/healthz", "").Want(t, 200)
+	if r.Body != "ok\n" {
+		t.Fatalf("healthz: %q", r.Body)
+	}
+	f.Do("GET", "/readyz", "").Want(t, 200)
+	r = f.Do("GET", "/", "").Want(t, 200)
+	if !strings.Contains(r.Body, "/uri-res/N2L?") || !strings.Contains(r.Body, "/api/v1/openapi.json") {
+		t.Fatalf("root: %s", r.Body)
+	}
+	f.Do("GET", "/"+lotr, "").Want(t, 303)
+	f.Do("GET", "/"+lotr, "").Want(t, 303)
+	f.Do("GET", "/uri-res/N2Ls?"+lotr, "").Want(t, 200)
+	f.Do("GET", "/uri-res/N2Ls?urn:example:none", "").Want(t, 404)
+	r = f.Do("GET", "/metrics", "").Want(t, 200)
+	for _, want := range []string{
+		`urikit_http_requests_total{code="303",route="/{urn}",service="I2L"} 2`,
+		`urikit_http_requests_total{code="200",route="/uri-res/{service}",service="N2Ls"} 1`,
+		`urikit_http_requests_total{code="404",route="/uri-res/{service}",service="N2Ls"} 1`,
+		`urikit_http_requests_total{code="201",route="/api/v1/names/{urn}",service=""}`,
+		`urikit_http_request_duration_seconds_bucket{route="/{urn}",le="`,
+		"urikit_lookup_cache_hits_total ",
+		"urikit_lookup_cache_misses_total ",
+		"urikit_http_requests_in_flight 1",
+	} {
+		if !strings.Contains(r.Body, want) {
+			t.Fatalf("metrics lack %s:\n%s", want, r.Body)
+		}
+	}
+	// Access log: one structured record per request.
+	logs := f.Logs.String()
+	if !strings.Contains(logs, `"msg":"request"`) || !strings.Contains(logs, `"route":"/{urn}"`) || !strings.Contains(logs, `"status":303`) {
+		t.Fatalf("access log: %s", logs)
+	}
+	// The OpenAPI document is JSON, version 3.1.
+	r = f.Do("GET", "/api/v1/openapi.json", "").Want(t, 200)
+	var doc struct {
+		OpenAPI string `json:"openapi"`
+	}
+	r.JSON(t, &doc)
+	if !strings.HasPrefix(doc.OpenAPI, "3.1.") {
+		t.Fatalf("openapi %q", doc.OpenAPI)
+	}
+}
+
+func testPages(t *testing.T, ns func(*testing.T) resolver.Store) {
+	var got []string
+	f := newFixture(t, ns, func(o *httpapi.Options) {
+		o.Pages = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			got = append(got, r.RequestURI)
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "page")
+		})
+	})
+	for _, target := range []string{"/", "/?urn=urn:example:x", "/names/urn:example:a//b", "/names/urn:example:p/../q", "/static/app.css"} {
+		r := f.Do("GET", target, "").Want(t, 200)
+		if r.Body != "page" {
+			t.Fatalf("%s: %s", target, r.Body)
+		}
+	}
+	if len(got) != 5 || got[2] != "/names/urn:example:a//b" || got[3] != "/names/urn:example:p/../q" {
+		t.Fatalf("pages got %q", got)
+	}
+	f.Do("POST", "/names/urn:example:a", "").Want(t, 405)
+	f.Do("GET", "/"+lotr, "").Want(t, 303)
+}
+
+func testRecover(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	f.Deleg.Route("urn:nbn:fi:", "https://resolver.example/")
+	f.Deleg.Panic = true
+	f.Do("GET", "/urn:nbn:fi:boom", "").Want(t, 500).Problem(t)
+	if !strings.Contains(f.Logs.String(), "test delegator panics") {
+		t.Fatalf("the panic was not logged: %s", f.Logs.String())
+	}
+	f.Deleg.Panic = false
+	f.Do("GET", "/urn:nbn:fi:boom", "").Want(t, 303)
+}
+
+// testOpenAPI: every operation of the OpenAPI document answers on the
+// server (a route exists for it and allows its method).
+func testOpenAPI(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns, func(o *httpapi.Options) {
+		o.Pages = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "page") })
+	})
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(httpapi.OpenAPI(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	fill := strings.NewReplacer("{urn}", lotr, "{id}", strconv.FormatInt(f.booksID, 10), "{token}", "1",
+		"{service}", "N2Ls", "{path}", "app.css")
+	n := 0
+	for path, ops := range doc.Paths {
+		for method := range ops {
+			switch method {
+			case "get", "put", "post", "delete", "head", "patch":
+			default:
+				continue
+			}
+			target := fill.Replace(path)
+			if strings.HasPrefix(path, "/uri-res/") {
+				target += "?" + lotr
+			}
+			r := f.Do(strings.ToUpper(method), target, "", auth(AdminToken)...)
+			if r.Status == 405 || r.Status == 404 && strings.Contains(r.Body, "no-such-route") {
+				t.Errorf("%s %s (documented as %s): %d %s", method, target, path, r.Status, r.Body)
+			}
+			n++
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d operations in the document", n)
+	}
+}
+
+// testGoClient drives the API with resolver/client, the Go client urikit's
+// commands use: the two must agree on paths, bodies and errors.
+func testGoClient(t *testing.T, ns func(*testing.T) resolver.Store) {
+	e := NewEnv(t, ns)
+	ctx := t.Context()
+	admin := client.New(e.URL, AdminToken)
+	a, err := admin.CreateAuthority(ctx, "Client", []string{"urn:example:"})
+	if err != nil || a.ID == 0 || a.Token == "" {
+		t.Fatalf("create authority: %+v %v", a, err)
+	}
+	m := client.New(e.URL, a.Token)
+	name := "urn:example:c/../d%2F?x" // "?" inside a path segment only; not a valid name
+	if _, _, err := m.Put(ctx, name, resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.org/c"}}}); resolver.KindOf(err) != resolver.KindInvalid {
+		t.Fatalf("put of an invalid name: %v", err)
+	}
+	name = "urn:example:c/../d%2F"
+	rec, created, err := m.Put(ctx, name, resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.org/c"}}, Aliases: []string{"urn:example:c-alias"}})
+	if err != nil || !created || rec.URN != name {
+		t.Fatalf("put: %+v %v %v", rec, created, err)
+	}
+	if _, created, err := m.Put(ctx, "URN:EXAMPLE:c/../d%2f", resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.org/c2"}}}); err != nil || created {
+		t.Fatalf("replace: %v %v", created, err)
+	}
+	got, err := m.Get(ctx, "urn:example:c-alias")
+	if resolver.KindOf(err) != resolver.KindNotFound {
+		t.Fatalf("dropped alias: %+v %v", got, err)
+	}
+	got, err = client.New(e.URL, "").Get(ctx, name)
+	if err != nil || got.Locations[0].URL != "https://example.org/c2" {
+		t.Fatalf("get: %+v %v", got, err)
+	}
+	_, _, err = m.Put(ctx, "urn:example:other", resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.org/o"}}, Aliases: []string{"urn:example:c-alias"}})
+	var re *resolver.Error
+	if !errors.As(err, &re) || re.Kind != resolver.KindConflict || re.Record != name {
+		t.Fatalf("conflict: %v", err)
+	}
+	_, _, err = m.Put(ctx, "urn:example:bad", resolver.RecordInput{Locations: []resolver.Location{{URL: "no uri"}}})
+	if !errors.As(err, &re) || re.Kind != resolver.KindInvalid || re.Field != "locations[0].url" || re.Offset != 2 {
+		t.Fatalf("invalid: %#v", err)
+	}
+	if _, err := m.Withdraw(ctx, name, "gone", "https://example.org/next"); err != nil {
+		t.Fatal(err)
+	}
+	h, err := m.History(ctx, name)
+	if err != nil || len(h) != 3 || h[2].Action != "name.withdraw" || len(h[2].Hash) != 32 {
+		t.Fatalf("history: %+v %v", h, err)
+	}
+	tok, err := m.AddToken(ctx, a.ID, "second")
+	if err != nil || tok.Token == "" {
+		t.Fatalf("add token: %+v %v", tok, err)
+	}
+	if err := client.New(e.URL, tok.Token).RevokeToken(ctx, a.ID, tok.ID); err != nil {
+		t.Fatalf("revoke: %v", err)
+	}
+	if _, toks, err := m.Authority(ctx, a.ID); err != nil || len(toks) != 2 || toks[1].Revoked == nil {
+		t.Fatalf("authority: %+v %v", toks, err)
+	}
+	if _, err := m.Authorities(ctx); resolver.KindOf(err) != resolver.KindForbidden {
+		t.Fatalf("maintainer lists authorities: %v", err)
+	}
+	r, err := admin.AddRule(ctx, "urn:nbn:fi:", "https://resolver.example/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs, err := admin.Rules(ctx); err != nil || len(rs) != 1 {
+		t.Fatalf("rules: %+v %v", rs, err)
+	}
+	if err := admin.RemoveRule(ctx, r.ID); err != nil {
+		t.Fatal(err)
+	}
+	na, err := admin.TransferAuthority(ctx, a.ID, "New owner")
+	if err != nil || na.Token == "" || na.Name != "New owner" {
+		t.Fatalf("transfer: %+v %v", na, err)
+	}
+	e.Down.Store(true)
+	if _, err := m.Get(ctx, "urn:example:never"); resolver.KindOf(err) != resolver.KindUnavailable {
+		t.Fatalf("store down: %v", err)
+	}
+}

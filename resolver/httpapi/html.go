@@ -1,0 +1,132 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"html/template"
+	"net/http"
+	"strconv"
+
+	"github.com/urikit/urikit/resolver"
+)
+
+// The HTML a browser gets from the resolution services: small pages, one
+// template each. html/template escapes every value, and an href whose
+// scheme is not safe (javascript:…) is replaced, so a registered location
+// cannot script the resolver's origin.
+
+const (
+	pageList    = "list"
+	pageNames   = "names"
+	pageRecord  = "record"
+	pageURCs    = "urcs"
+	pageProblem = "problem"
+)
+
+type listPage struct {
+	Asked, Name string
+	Locations   []resolver.Location
+}
+
+type namesPage struct {
+	Asked string
+	Names []string
+}
+
+type recordPage struct {
+	Rec  resolver.Record
+	Meta string
+}
+
+type urcsPage struct {
+	Asked    string
+	Versions []urcVersion
+}
+
+type problemPage struct{ P *problem }
+
+var pages = template.Must(template.New("").Parse(`
+{{define "head"}}<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>{{.}} · urikit</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:50rem;margin:2rem auto;padding:0 1rem}code,pre{font-size:.9em}pre{background:#f4f4f4;padding:.5rem;overflow:auto}dt{font-weight:bold}</style>
+</head><body>{{end}}
+{{define "foot"}}<p><small>urikit URN resolver · <a href="/">home</a> · <a href="/api/v1/openapi.json">API</a></small></p></body></html>
+{{end}}
+
+{{define "list"}}{{template "head" .Asked}}
+<h1>Locations of <code>{{.Asked}}</code></h1>
+{{if and .Name (ne .Name .Asked)}}<p>Registered as <code>{{.Name}}</code>.</p>{{end}}
+<UL>
+{{range .Locations}}<LI><A HREF="{{.URL}}">{{.URL}}</A>{{if .Type}} <small>({{.Type}})</small>{{end}}{{if .Label}} — {{.Label}}{{end}}
+{{end}}</UL>
+{{template "foot"}}{{end}}
+
+{{define "names"}}{{template "head" .Asked}}
+<h1>Names for <code>{{.Asked}}</code></h1>
+<UL>
+{{range .Names}}<LI><A HREF="/{{.}}?s=I2C">{{.}}</A>
+{{end}}</UL>
+{{template "foot"}}{{end}}
+
+{{define "record"}}{{template "head" .Rec.URN}}
+<h1><code>{{.Rec.URN}}</code></h1>
+<dl>
+<dt>Status</dt><dd>{{.Rec.Status}}{{if .Rec.Reason}}: {{.Rec.Reason}}{{end}}</dd>
+{{if .Rec.Successor}}<dt>Successor</dt><dd><a href="{{.Rec.Successor}}">{{.Rec.Successor}}</a></dd>{{end}}
+{{if .Rec.Aliases}}<dt>Aliases</dt><dd>{{range .Rec.Aliases}}<code>{{.}}</code> {{end}}</dd>{{end}}
+<dt>Locations</dt><dd><UL>{{range .Rec.Locations}}<LI><A HREF="{{.URL}}">{{.URL}}</A>{{if .Type}} <small>({{.Type}})</small>{{end}}{{if .Label}} — {{.Label}}{{end}}
+{{end}}</UL></dd>
+<dt>Metadata</dt><dd><pre>{{.Meta}}</pre></dd>
+<dt>Registered</dt><dd>{{.Rec.Created.UTC.Format "2006-01-02 15:04:05 MST"}}</dd>
+<dt>Changed</dt><dd>{{.Rec.Updated.UTC.Format "2006-01-02 15:04:05 MST"}}</dd>
+</dl>
+{{template "foot"}}{{end}}
+
+{{define "urcs"}}{{template "head" .Asked}}
+<h1>Descriptions of <code>{{.Asked}}</code></h1>
+{{range .Versions}}<h2>{{.Time.Format "2006-01-02 15:04:05 MST"}} · {{.Action}}</h2>
+<p>Status {{.Record.Status}}. Locations:</p><UL>{{range .Record.Locations}}<LI><A HREF="{{.URL}}">{{.URL}}</A>
+{{end}}</UL>
+{{end}}
+{{template "foot"}}{{end}}
+
+{{define "problem"}}{{template "head" .P.Title}}
+<h1>{{.P.Status}} · {{.P.Title}}</h1>
+<p>{{.P.Detail}}</p>
+{{if .P.Successor}}<p>It was replaced by <a href="{{.P.Successor}}">{{.P.Successor}}</a>.</p>{{end}}
+{{if .P.Services}}<p>The services are: {{range .P.Services}}<code>{{.}}</code> {{end}}</p>{{end}}
+{{template "foot"}}{{end}}
+`))
+
+// writeHTML renders a page into a buffer first, so that a template error
+// never leaves half a page behind.
+func (h *handler) writeHTML(w http.ResponseWriter, status int, page string, data any) {
+	var b bytes.Buffer
+	if err := pages.ExecuteTemplate(&b, page, data); err != nil {
+		if rw, ok := w.(*respWriter); ok {
+			rw.err = err
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusInternalServerError)
+		w.Write([]byte("internal error: the page could not be rendered\n"))
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	hd.Set("Content-Length", strconv.Itoa(b.Len()))
+	hd.Set("X-Content-Type-Options", "nosniff")
+	// The pages run no script and load nothing: say so, so that a
+	// location that slipped past the escaping still cannot run.
+	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+	w.WriteHeader(status)
+	w.Write(b.Bytes())
+}
+
+func prettyJSON(m json.RawMessage) string {
+	var b bytes.Buffer
+	if len(m) == 0 || json.Indent(&b, m, "", "  ") != nil {
+		return "{}"
+	}
+	return b.String()
+}

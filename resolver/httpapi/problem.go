@@ -1,0 +1,188 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/urikit/urikit/resolver"
+)
+
+// problemBase is where the problem types are documented: each type URI is
+// this plus "#" and a slug, a heading in docs/httpapi.md. RFC 9457 §3.1.1
+// recommends absolute, resolvable type URIs that lead to documentation.
+const problemBase = "https://github.com/urikit/urikit/blob/main/docs/httpapi.md"
+
+// problem is an RFC 9457 problem details object. The extension members
+// (§3.2) are the ones a client of this API acts on: which input is at
+// fault and where, which record is in the way, what replaces a withdrawn
+// name.
+type problem struct {
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail,omitempty"`
+
+	// Field names the input at fault: "urn", "locations[1].url", a header
+	// name such as "Accept-Datetime", or "body".
+	Field string `json:"field,omitempty"`
+	// Offset is the byte offset of a syntax error within Field's value.
+	Offset *int `json:"offset,omitempty"`
+	// Record names the record a conflict is with (409).
+	Record string `json:"record,omitempty"`
+	// Successor and Reason describe a withdrawn name (410).
+	Successor string `json:"successor,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	// Services lists the services there are (400 for an unknown one).
+	Services []string `json:"services,omitempty"`
+	// Limit is the limit that was exceeded (413, 414, 508).
+	Limit int64 `json:"limit,omitempty"`
+	// Allow lists the methods a resource allows (405).
+	Allow []string `json:"allow,omitempty"`
+}
+
+// Problem type slugs (headings of docs/httpapi.md's problem list).
+const (
+	ptInvalid       = "invalid-request"
+	ptMalformedURN  = "malformed-urn"
+	ptUnknownSvc    = "unknown-service"
+	ptUnauthorized  = "unauthorized"
+	ptForbidden     = "forbidden"
+	ptNotFound      = "not-found"
+	ptNoRoute       = "no-such-route"
+	ptMethod        = "method-not-allowed"
+	ptConflict      = "conflict"
+	ptGone          = "withdrawn"
+	ptTooLong       = "target-too-long"
+	ptTooLarge      = "body-too-large"
+	ptMediaType     = "unsupported-media-type"
+	ptNotAcceptable = "not-acceptable"
+	ptLoop          = "loop-detected"
+	ptUnavailable   = "unavailable"
+	ptDelegation    = "delegation-failed"
+	ptInternal      = "internal-error"
+)
+
+func newProblem(status int, slug, detail string) *problem {
+	return &problem{Type: problemBase + "#" + slug, Title: titles[slug], Status: status, Detail: detail}
+}
+
+var titles = map[string]string{
+	ptInvalid:       "The request is not valid",
+	ptMalformedURN:  "Not a well-formed URN",
+	ptUnknownSvc:    "No such resolution service",
+	ptUnauthorized:  "A valid token is needed",
+	ptForbidden:     "This token may not do this",
+	ptNotFound:      "Not found",
+	ptNoRoute:       "No such resource",
+	ptMethod:        "Method not allowed here",
+	ptConflict:      "Conflicts with what is stored",
+	ptGone:          "The name was withdrawn",
+	ptTooLong:       "The request target or name is too long",
+	ptTooLarge:      "The request body is too large",
+	ptMediaType:     "The body must be JSON",
+	ptNotAcceptable: "No acceptable representation",
+	ptLoop:          "Loop detected between resolvers",
+	ptUnavailable:   "The directory's store is unavailable",
+	ptDelegation:    "The resolver this name is delegated to could not be found",
+	ptInternal:      "Internal error",
+}
+
+func (p *problem) at(field string, offset int) *problem {
+	p.Field = field
+	if offset >= 0 {
+		o := offset
+		p.Offset = &o
+	}
+	return p
+}
+
+// problemFor turns an error from the Service into a problem. Internal
+// errors keep their detail out of the answer (it goes to the log).
+func problemFor(err error) *problem {
+	var e *resolver.Error
+	if !errors.As(err, &e) {
+		switch {
+		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
+			errors.Is(err, resolver.ErrUnavailable):
+			return newProblem(http.StatusServiceUnavailable, ptUnavailable, "the directory's store did not answer in time")
+		}
+		return newProblem(http.StatusInternalServerError, ptInternal, "an internal error occurred; it was logged")
+	}
+	var p *problem
+	switch e.Kind {
+	case resolver.KindInvalid:
+		slug := ptInvalid
+		if e.Field == "urn" && e.Offset >= 0 {
+			slug = ptMalformedURN
+		}
+		p = newProblem(http.StatusBadRequest, slug, e.Error())
+	case resolver.KindUnauthorized:
+		p = newProblem(http.StatusUnauthorized, ptUnauthorized, e.Message)
+	case resolver.KindForbidden:
+		p = newProblem(http.StatusForbidden, ptForbidden, e.Message)
+	case resolver.KindNotFound:
+		p = newProblem(http.StatusNotFound, ptNotFound, e.Message)
+	case resolver.KindConflict:
+		p = newProblem(http.StatusConflict, ptConflict, e.Message)
+		p.Record = e.Record
+	case resolver.KindUnavailable:
+		p = newProblem(http.StatusServiceUnavailable, ptUnavailable, e.Message)
+	default:
+		return newProblem(http.StatusInternalServerError, ptInternal, "an internal error occurred; it was logged")
+	}
+	p.Field = e.Field
+	if e.Offset >= 0 && e.Kind == resolver.KindInvalid {
+		o := e.Offset
+		p.Offset = &o
+	}
+	return p
+}
+
+// writeProblem answers with p: as application/problem+json, or as an HTML
+// page when the client prefers HTML (a browser).
+func (h *handler) writeProblem(w http.ResponseWriter, r *http.Request, p *problem) {
+	hd := w.Header()
+	switch p.Status {
+	case http.StatusUnauthorized:
+		// RFC 6750 §3: a 401 names the scheme the client must use.
+		v := `Bearer realm="urikit"`
+		if r.Header.Get("Authorization") != "" {
+			v += `, error="invalid_token"`
+		}
+		hd.Set("WWW-Authenticate", v)
+	case http.StatusServiceUnavailable:
+		hd.Set("Retry-After", "5")
+	case http.StatusMethodNotAllowed:
+		if len(p.Allow) > 0 {
+			hd.Set("Allow", joinComma(p.Allow))
+		}
+	}
+	hd.Del("Content-Length")
+	hd.Del("Location")
+	if r != nil && negotiate(r.Header.Get("Accept"), problemOffers) == offerHTML {
+		h.writeHTML(w, p.Status, pageProblem, problemPage{P: p})
+		return
+	}
+	b, err := json.Marshal(p)
+	if err != nil { // a problem holds strings and ints only
+		b = []byte(`{"type":"about:blank","status":` + strconv.Itoa(p.Status) + `}`)
+	}
+	hd.Set("Content-Type", "application/problem+json")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(p.Status)
+	w.Write(append(b, '\n'))
+}
+
+func joinComma(s []string) string {
+	out := ""
+	for i, v := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += v
+	}
+	return out
+}

@@ -1,0 +1,523 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/urikit/urikit/resolver"
+)
+
+// RunContract checks a Store against the promises of resolver.Store's
+// documentation, with no Service in between.
+func RunContract(t *testing.T, b Backend) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, Backend)
+	}{
+		{"EmptyStore", testEmpty},
+		{"RecordsAndKeys", testRecordsAndKeys},
+		{"KeyTakenByAnotherRecord", testKeyTaken},
+		{"FailedUpdateWritesNothing", testRollback},
+		{"LocationIndex", testLocationIndex},
+		{"Paging", testPaging},
+		{"StaleKeys", testStaleKeys},
+		{"AuthoritiesTokensRules", testAuthorities},
+		{"Settings", testSettings},
+		{"HistoryKeptExactly", testHistory},
+		{"ConcurrentAppendsStayChained", testConcurrentAppends},
+		{"SecondHandleSeesWrites", testSecondHandle},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, b) })
+	}
+}
+
+func update(t *testing.T, s resolver.Store, fn func(resolver.Tx) error) {
+	t.Helper()
+	if err := s.Update(ctx(t), fn); err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+}
+
+var t0 = time.Date(2026, 11, 24, 10, 30, 0, 123456000, time.UTC)
+
+func sampleRecord(name string, locs ...string) resolver.Record {
+	r := resolver.Record{
+		URN: name, Key: name, Status: resolver.Active, Redirect: 303,
+		Metadata: json.RawMessage(`{"title":"T"}`), Created: t0, Updated: t0,
+	}
+	for _, l := range locs {
+		r.Locations = append(r.Locations, resolver.Location{URL: l, Key: l, Type: "text/html", Label: "copy"})
+	}
+	return r
+}
+
+// insert stores a record and its name key, as the Service does.
+func insert(t *testing.T, s resolver.Store, r resolver.Record, aliases ...string) resolver.Record {
+	t.Helper()
+	r.Aliases = aliases
+	update(t, s, func(tx resolver.Tx) error {
+		if err := tx.InsertRecord(ctx(t), &r); err != nil {
+			return err
+		}
+		if err := tx.PutKey(ctx(t), resolver.Key{Key: r.Key, Spelling: r.URN, RecordID: r.ID, Role: resolver.RoleName, Version: 1}); err != nil {
+			return err
+		}
+		for _, a := range aliases {
+			if err := tx.PutKey(ctx(t), resolver.Key{Key: a, Spelling: a, RecordID: r.ID, Role: resolver.RoleAlias, Version: 1}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return r
+}
+
+func sameRecord(t *testing.T, got, want resolver.Record) {
+	t.Helper()
+	g, _ := json.Marshal(got)
+	w, _ := json.Marshal(want)
+	if string(g) != string(w) || got.ID != want.ID || got.Key != want.Key {
+		t.Fatalf("record differs\n got: %d %s %s\nwant: %d %s %s", got.ID, got.Key, g, want.ID, want.Key, w)
+	}
+	for i := range want.Locations {
+		if got.Locations[i].Key != want.Locations[i].Key {
+			t.Fatalf("location %d key %q, want %q", i, got.Locations[i].Key, want.Locations[i].Key)
+		}
+	}
+}
+
+func testEmpty(t *testing.T, b Backend) {
+	s := b.New(t)
+	c := ctx(t)
+	if _, _, err := s.RecordByKey(c, "urn:example:none"); !errors.Is(err, resolver.ErrNotFound) {
+		t.Errorf("RecordByKey on empty store: %v, want ErrNotFound", err)
+	}
+	if _, err := s.Record(c, 1); !errors.Is(err, resolver.ErrNotFound) {
+		t.Errorf("Record: %v", err)
+	}
+	if _, err := s.Authority(c, 1); !errors.Is(err, resolver.ErrNotFound) {
+		t.Errorf("Authority: %v", err)
+	}
+	if _, err := s.TokenByHash(c, resolver.HashToken("x")); !errors.Is(err, resolver.ErrNotFound) {
+		t.Errorf("TokenByHash: %v", err)
+	}
+	if _, err := s.Setting(c, "nothing"); !errors.Is(err, resolver.ErrNotFound) {
+		t.Errorf("Setting: %v", err)
+	}
+	if h, err := s.Head(c); err != nil || h.Seq != 0 {
+		t.Errorf("Head of empty history: %+v %v", h, err)
+	}
+	for name, n := range map[string]func() (int, error){
+		"Records":     func() (int, error) { r, err := s.Records(c, 0, 10); return len(r), err },
+		"Log":         func() (int, error) { r, err := s.Log(c, 0, 10); return len(r), err },
+		"Rules":       func() (int, error) { r, err := s.Rules(c); return len(r), err },
+		"Authorities": func() (int, error) { r, err := s.Authorities(c); return len(r), err },
+		"Duplicates":  func() (int, error) { r, err := s.DuplicateLocations(c, "", 10); return len(r), err },
+		"ByLocation":  func() (int, error) { r, err := s.RecordsByLocation(c, "http://x/"); return len(r), err },
+	} {
+		if got, err := n(); err != nil || got != 0 {
+			t.Errorf("%s on empty store: %d, %v", name, got, err)
+		}
+	}
+}
+
+func testRecordsAndKeys(t *testing.T, b Backend) {
+	s := b.New(t)
+	c := ctx(t)
+	r := insert(t, s, sampleRecord("urn:example:a", "http://a.example/1", "http://a.example/2"), "urn:example:alias")
+	if r.ID == 0 {
+		t.Fatal("InsertRecord left ID 0")
+	}
+	got, role, err := s.RecordByKey(c, "urn:example:a")
+	if err != nil || role != resolver.RoleName {
+		t.Fatalf("RecordByKey: %v %v", role, err)
+	}
+	sameRecord(t, got, r)
+	if got, role, err = s.RecordByKey(c, "urn:example:alias"); err != nil || role != resolver.RoleAlias || got.ID != r.ID {
+		t.Fatalf("alias: %v %v %v", got.ID, role, err)
+	}
+	byID, err := s.Record(c, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRecord(t, byID, r)
+
+	// Update: new locations in a new order, withdrawal fields, retired alias.
+	r.Locations = []resolver.Location{{URL: "http://b.example/", Key: "http://b.example/"}, r.Locations[1]}
+	r.Status, r.Successor, r.Reason, r.Redirect = resolver.Withdrawn, "urn:example:b", "superseded", 307
+	r.Metadata = json.RawMessage(`{}`)
+	r.Updated = t0.Add(time.Hour)
+	update(t, s, func(tx resolver.Tx) error {
+		if err := tx.UpdateRecord(c, r); err != nil {
+			return err
+		}
+		return tx.PutKey(c, resolver.Key{Key: "urn:example:alias", Spelling: "urn:example:alias", RecordID: r.ID, Role: resolver.RoleRetired, Version: 1})
+	})
+	got, _, err = s.RecordByKey(c, "urn:example:a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRecord(t, got, r)
+	if _, role, _ := s.RecordByKey(c, "urn:example:alias"); role != resolver.RoleRetired {
+		t.Fatalf("retired alias has role %q", role)
+	}
+	keys, err := s.Keys(c, r.ID)
+	if err != nil || len(keys) != 2 || keys[0].Role != resolver.RoleName || keys[0].Key != "urn:example:a" || keys[0].Spelling != "urn:example:a" {
+		t.Fatalf("Keys: %+v %v", keys, err)
+	}
+	if byLoc, _ := s.RecordsByLocation(c, "http://a.example/1"); len(byLoc) != 0 {
+		t.Fatalf("location index still lists a removed location: %v", byLoc)
+	}
+}
+
+func testKeyTaken(t *testing.T, b Backend) {
+	s := b.New(t)
+	c := ctx(t)
+	a := insert(t, s, sampleRecord("urn:example:a", "http://x/"))
+	err := s.Update(c, func(tx resolver.Tx) error {
+		r := sampleRecord("urn:example:b", "http://y/")
+		if err := tx.InsertRecord(c, &r); err != nil {
+			return err
+		}
+		return tx.PutKey(c, resolver.Key{Key: "urn:example:a", Spelling: "urn:example:A", RecordID: r.ID, Role: resolver.RoleAlias, Version: 1})
+	})
+	if !errors.Is(err, resolver.ErrKeyTaken) {
+		t.Fatalf("PutKey of another record's key: %v, want ErrKeyTaken", err)
+	}
+	// Nothing of the failed transaction stays: not the record, not the key.
+	if recs, _ := s.Records(c, 0, 10); len(recs) != 1 {
+		t.Fatalf("%d records after a failed transaction, want 1", len(recs))
+	}
+	got, role, err := s.RecordByKey(c, "urn:example:a")
+	if err != nil || got.ID != a.ID || role != resolver.RoleName {
+		t.Fatalf("the key changed hands: %v %v %v", got.ID, role, err)
+	}
+	// The same record may change its own key's role and spelling.
+	update(t, s, func(tx resolver.Tx) error {
+		return tx.PutKey(c, resolver.Key{Key: "urn:example:a", Spelling: "URN:example:a", RecordID: a.ID, Role: resolver.RoleName, Version: 2})
+	})
+	keys, _ := s.Keys(c, a.ID)
+	if len(keys) != 1 || keys[0].Spelling != "URN:example:a" || keys[0].Version != 2 {
+		t.Fatalf("PutKey on own key did not update: %+v", keys)
+	}
+	// Rules are unique by prefix.
+	update(t, s, func(tx resolver.Tx) error {
+		return tx.InsertRule(c, &resolver.Rule{Prefix: "urn:nbn:de:", Target: "https://a/", Created: t0})
+	})
+	err = s.Update(c, func(tx resolver.Tx) error {
+		return tx.InsertRule(c, &resolver.Rule{Prefix: "urn:nbn:de:", Target: "https://b/", Created: t0})
+	})
+	if !errors.Is(err, resolver.ErrKeyTaken) {
+		t.Fatalf("second rule for one prefix: %v, want ErrKeyTaken", err)
+	}
+}
+
+func testRollback(t *testing.T, b Backend) {
+	s := b.New(t)
+	c := ctx(t)
+	boom := errors.New("boom")
+	err := s.Update(c, func(tx resolver.Tx) error {
+		r := sampleRecord("urn:example:a", "http://x/")
+		if err := tx.InsertRecord(c, &r); err != nil {
+			return err
+		}
+		if err := tx.PutKey(c, resolver.Key{Key: r.Key, Spelling: r.URN, RecordID: r.ID, Role: resolver.RoleName, Version: 1}); err != nil {
+			return err
+		}
+		// Reads in the transaction see its writes.
+		if got, _, err := tx.RecordByKey(c, "urn:example:a"); err != nil || got.ID != r.ID {
+			return fmt.Errorf("transaction does not read its own write: %v", err)
+		}
+		if err := tx.SetSetting(c, "k", "v"); err != nil {
+			return err
+		}
+		if err := tx.Append(c, &resolver.Entry{Time: t0, Action: resolver.ActionNameCreate, Subject: r.URN, RecordID: r.ID, Data: []byte(`{}`)}); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Update returned %v, want fn's error", err)
+	}
+	if _, _, err := s.RecordByKey(c, "urn:example:a"); !errors.Is(err, resolver.ErrNotFound) {
+		t.Errorf("record of a failed transaction is visible: %v", err)
+	}
+	if _, err := s.Setting(c, "k"); !errors.Is(err, resolver.ErrNotFound) {
+		t.Errorf("setting of a failed transaction is visible: %v", err)
+	}
+	if h, _ := s.Head(c); h.Seq != 0 {
+		t.Errorf("history entry of a failed transaction is visible: %d", h.Seq)
+	}
+}
+
+func testLocationIndex(t *testing.T, b Backend) {
+	s := b.New(t)
+	c := ctx(t)
+	a := insert(t, s, sampleRecord("urn:example:a", "http://shared/", "http://only-a/", "http://shared/"))
+	bb := insert(t, s, sampleRecord("urn:example:b", "http://shared/"))
+	insert(t, s, sampleRecord("urn:example:c", "http://only-c/", "http://also/"))
+	insert(t, s, sampleRecord("urn:example:d", "http://also/"))
+	recs, err := s.RecordsByLocation(c, "http://shared/")
+	if err != nil || len(recs) != 2 || recs[0].ID != a.ID || recs[1].ID != bb.ID {
+		t.Fatalf("RecordsByLocation: %d records, %v", len(recs), err)
+	}
+	d, err := s.DuplicateLocations(c, "", 10)
+	if err != nil || len(d) != 2 {
+		t.Fatalf("DuplicateLocations: %+v %v", d, err)
+	}
+	if d[0].Key != "http://also/" || !slices.Equal(d[0].URNs, []string{"urn:example:c", "urn:example:d"}) ||
+		d[1].Key != "http://shared/" || !slices.Equal(d[1].URNs, []string{"urn:example:a", "urn:example:b"}) {
+		t.Fatalf("DuplicateLocations: %+v", d)
+	}
+	if d, _ := s.DuplicateLocations(c, "http://also/", 10); len(d) != 1 || d[0].Key != "http://shared/" {
+		t.Fatalf("DuplicateLocations after a key: %+v", d)
+	}
+	if d, _ := s.DuplicateLocations(c, "", 1); len(d) != 1 {
+		t.Fatalf("DuplicateLocations limit 1: %+v", d)
+	}
+}
+
+func testPaging(t *testing.T, b Backend) {
+	s := b.New(t)
+	c := ctx(t)
+	var ids []int64
+	for i := range 7 {
+		ids = append(ids, insert(t, s, sampleRecord(fmt.Sprintf("urn:example:%d", i), "http://x/")).ID)
+	}
+	var got []int64
+	after := int64(0)
+	for {
+		page, err := s.Records(c, after, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		if len(page) > 3 {
+			t.Fatalf("page of %d records, limit 3", len(page))
+		}
+		for _, r := range page {
+			got = append(got, r.ID)
+		}
+		after = page[len(page)-1].ID
+	}
+	if !slices.Equal(got, ids) {
+		t.Fatalf("paged IDs %v, want %v", got, ids)
+	}
+}
+
+func testStaleKeys(t *testing.T, b Backend) {
+	s := b.New(t)
+	c := ctx(t)
+	r := insert(t, s, sampleRecord("urn:example:a", "http://x/"), "urn:example:b", "urn:example:c")
+	update(t, s, func(tx resolver.Tx) error {
+		return tx.PutKey(c, resolver.Key{Key: "urn:example:b", Spelling: "urn:example:b", RecordID: r.ID, Role: resolver.RoleAlias, Version: 3})
+	})
+	ks, err := s.StaleKeys(c, 2, "", 10)
+	if err != nil || len(ks) != 2 || ks[0].Key != "urn:example:a" || ks[1].Key != "urn:example:c" {
+		t.Fatalf("StaleKeys: %+v %v", ks, err)
+	}
+	if ks, _ := s.StaleKeys(c, 2, "urn:example:a", 10); len(ks) != 1 || ks[0].Key != "urn:example:c" {
+		t.Fatalf("StaleKeys after: %+v", ks)
+	}
+	update(t, s, func(tx resolver.Tx) error { return tx.DeleteKey(c, "urn:example:c") })
+	if _, _, err := s.RecordByKey(c, "urn:example:c"); !errors.Is(err, resolver.ErrNotFound) {
+		t.Fatalf("deleted key still found: %v", err)
+	}
+}
+
+func testAuthorities(t *testing.T, b Backend) {
+	s := b.New(t)
+	c := ctx(t)
+	a := resolver.Authority{Name: "DNB", Prefixes: []string{"urn:nbn:de:", "urn:isbn:978-3-"}, Created: t0, Updated: t0}
+	tok := resolver.Token{Label: "alice", Hash: resolver.HashToken("secret-1"), Created: t0}
+	update(t, s, func(tx resolver.Tx) error {
+		if err := tx.InsertAuthority(c, &a); err != nil {
+			return err
+		}
+		tok.AuthorityID = a.ID
+		return tx.InsertToken(c, &tok)
+	})
+	got, err := s.Authority(c, a.ID)
+	if err != nil || got.Name != "DNB" || !slices.Equal(got.Prefixes, a.Prefixes) || !got.Created.Equal(t0) {
+		t.Fatalf("Authority: %+v %v", got, err)
+	}
+	gt, err := s.TokenByHash(c, resolver.HashToken("secret-1"))
+	if err != nil || gt.ID != tok.ID || gt.AuthorityID != a.ID || gt.Label != "alice" || !gt.Active() {
+		t.Fatalf("TokenByHash: %+v %v", gt, err)
+	}
+	gt.Revoked = t0.Add(time.Minute)
+	a.Name = "DNB (new owner)"
+	update(t, s, func(tx resolver.Tx) error {
+		if err := tx.UpdateToken(c, gt); err != nil {
+			return err
+		}
+		return tx.UpdateAuthority(c, a)
+	})
+	toks, err := s.Tokens(c, a.ID)
+	if err != nil || len(toks) != 1 || toks[0].Active() || !toks[0].Revoked.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("Tokens after revoke: %+v %v", toks, err)
+	}
+	all, err := s.Authorities(c)
+	if err != nil || len(all) != 1 || all[0].Name != "DNB (new owner)" {
+		t.Fatalf("Authorities: %+v %v", all, err)
+	}
+	r := resolver.Rule{Prefix: "urn:nbn:ch:", Target: "https://ch.example/", Created: t0}
+	update(t, s, func(tx resolver.Tx) error { return tx.InsertRule(c, &r) })
+	rules, err := s.Rules(c)
+	if err != nil || len(rules) != 1 || rules[0] != r {
+		t.Fatalf("Rules: %+v %v, want %+v", rules, err, r)
+	}
+	update(t, s, func(tx resolver.Tx) error { return tx.DeleteRule(c, r.ID) })
+	if rules, _ := s.Rules(c); len(rules) != 0 {
+		t.Fatalf("rule not deleted: %+v", rules)
+	}
+}
+
+func testSettings(t *testing.T, b Backend) {
+	s := b.New(t)
+	c := ctx(t)
+	update(t, s, func(tx resolver.Tx) error { return tx.SetSetting(c, "a", "1") })
+	update(t, s, func(tx resolver.Tx) error { return tx.SetSetting(c, "a", "2") })
+	if v, err := s.Setting(c, "a"); err != nil || v != "2" {
+		t.Fatalf("Setting: %q %v", v, err)
+	}
+}
+
+func testHistory(t *testing.T, b Backend) {
+	s := b.New(t)
+	c := ctx(t)
+	// Data is kept byte for byte: spacing and key order a JSON column
+	// type would change.
+	odd := json.RawMessage(`{"b":1,  "a":[1,2] ,"é":"\u00e9"}`)
+	var sealed []resolver.Entry
+	update(t, s, func(tx resolver.Tx) error {
+		for i := range 3 {
+			e := resolver.Entry{Time: t0.Add(time.Duration(i) * time.Second).Add(789 * time.Nanosecond),
+				Action: resolver.ActionNameUpdate, Subject: "urn:example:a", RecordID: 7, AuthorityID: 3,
+				Actor: "token:1", Data: odd}
+			if err := tx.Append(c, &e); err != nil {
+				return err
+			}
+			sealed = append(sealed, e)
+		}
+		return nil
+	})
+	update(t, s, func(tx resolver.Tx) error {
+		e := resolver.Entry{Time: t0, Action: resolver.ActionRuleAdd, Subject: "rule:1", Actor: "admin", Data: []byte(`{}`)}
+		return tx.Append(c, &e)
+	})
+	log, err := s.Log(c, 0, 100)
+	if err != nil || len(log) != 4 {
+		t.Fatalf("Log: %d entries, %v", len(log), err)
+	}
+	var v resolver.Verifier
+	for i, e := range log {
+		if e.Seq != int64(i+1) {
+			t.Fatalf("entry %d has Seq %d", i, e.Seq)
+		}
+		if err := v.Next(e); err != nil {
+			t.Fatalf("stored history does not verify: %v", err)
+		}
+	}
+	for i, e := range sealed {
+		g := log[i]
+		if string(g.Data) != string(odd) || !g.Time.Equal(e.Time) || g.Time.Nanosecond()%1000 != 0 ||
+			string(g.Hash) != string(e.Hash) || g.Action != e.Action || g.Subject != e.Subject ||
+			g.RecordID != 7 || g.AuthorityID != 3 || g.Actor != "token:1" {
+			t.Fatalf("entry %d changed in the store:\n got %+v\nwant %+v", i+1, g, e)
+		}
+	}
+	h, err := s.History(c, 7)
+	if err != nil || len(h) != 3 {
+		t.Fatalf("History: %d %v", len(h), err)
+	}
+	head, err := s.Head(c)
+	if err != nil || head.Seq != 4 || string(head.Hash) != string(log[3].Hash) {
+		t.Fatalf("Head: %+v %v", head, err)
+	}
+	if l, _ := s.Log(c, 2, 1); len(l) != 1 || l[0].Seq != 3 {
+		t.Fatalf("Log(2, 1): %+v", l)
+	}
+}
+
+func testConcurrentAppends(t *testing.T, b Backend) {
+	s := b.New(t)
+	c := ctx(t)
+	const writers, each = 4, 10
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				err := s.Update(c, func(tx resolver.Tx) error {
+					return tx.Append(c, &resolver.Entry{Time: time.Now(), Action: resolver.ActionNameUpdate,
+						Subject: fmt.Sprintf("urn:example:%d-%d", w, i), Actor: "system", Data: []byte(`{}`)})
+				})
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	log, err := s.Log(c, 0, writers*each+1)
+	if err != nil || len(log) != writers*each {
+		t.Fatalf("%d entries, %v", len(log), err)
+	}
+	var v resolver.Verifier
+	for _, e := range log {
+		if err := v.Next(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func testSecondHandle(t *testing.T, b Backend) {
+	if b.Again == nil {
+		t.Skip("the backend has no second handle on one database")
+	}
+	s1 := b.New(t)
+	s2 := b.Again(t, s1)
+	c := ctx(t)
+	r := insert(t, s1, sampleRecord("urn:example:a", "http://x/"))
+	got, _, err := s2.RecordByKey(c, "urn:example:a")
+	if err != nil || got.ID != r.ID {
+		t.Fatalf("second handle does not see the write: %v", err)
+	}
+	err = s2.Update(c, func(tx resolver.Tx) error {
+		r2 := sampleRecord("urn:example:b", "http://y/")
+		if err := tx.InsertRecord(c, &r2); err != nil {
+			return err
+		}
+		return tx.PutKey(c, resolver.Key{Key: "urn:example:a", Spelling: "urn:example:a", RecordID: r2.ID, Role: resolver.RoleName, Version: 1})
+	})
+	if !errors.Is(err, resolver.ErrKeyTaken) {
+		t.Fatalf("second handle took a key held through the first: %v", err)
+	}
+	update(t, s2, func(tx resolver.Tx) error {
+		return tx.Append(c, &resolver.Entry{Time: t0, Action: resolver.ActionRuleAdd, Subject: "rule:1", Actor: "admin", Data: []byte(`{}`)})
+	})
+	update(t, s1, func(tx resolver.Tx) error {
+		return tx.Append(c, &resolver.Entry{Time: t0, Action: resolver.ActionRuleAdd, Subject: "rule:2", Actor: "admin", Data: []byte(`{}`)})
+	})
+	if h, _ := s1.Head(c); h.Seq != 2 {
+		t.Fatalf("appends through two handles: head %d, want 2", h.Seq)
+	}
+	_ = context.Background
+}

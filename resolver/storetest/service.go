@@ -1,0 +1,675 @@
+package storetest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/urn"
+)
+
+// RunService checks the Service's rules over a store made by b.
+func RunService(t *testing.T, b Backend) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, Backend)
+	}{
+		{"Authentication", testAuthentication},
+		{"Authorities", testAuthorityRules},
+		{"PutCreatesReplacesIdempotent", testPut},
+		{"PutRejectsBadInput", testPutInvalid},
+		{"Ownership", testOwnership},
+		{"Aliases", testAliases},
+		{"WithdrawnNamesAreNeverReused", testWithdraw},
+		{"EquivalentNamesRace", testRace},
+		{"PutMany", testPutMany},
+		{"AsOf", testAsOf},
+		{"HistoryVerifies", testVerify},
+		{"Migrate", testMigrate},
+		{"ByLocationAndDuplicates", testByLocation},
+		{"Tokens", testTokens},
+		{"Rules", testRules},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, b) })
+	}
+}
+
+// clock is a settable time source for the Service.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(time.Millisecond) // every change gets its own instant
+	return c.t
+}
+
+func (c *clock) Set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
+}
+
+// env is a Service over a fresh store with one authority ("Example",
+// owning urn:example:a and urn:isbn:) and one more ("Other", urn:example:b).
+type env struct {
+	t      *testing.T
+	store  resolver.Store
+	svc    *resolver.Service
+	clock  *clock
+	admin  resolver.Principal
+	a, b   resolver.Principal
+	aID    int64
+	aToken string
+}
+
+const adminToken = "test-admin-token"
+
+func newEnv(t *testing.T, b Backend) *env {
+	e := &env{t: t, store: b.New(t), clock: &clock{t: t0}}
+	e.svc = resolver.New(e.store, resolver.Options{AdminToken: adminToken, Clock: e.clock.Now})
+	e.admin = e.auth(adminToken)
+	a, tok, err := e.svc.CreateAuthority(ctx(t), e.admin, "Example", []string{"urn:example:a", "urn:isbn:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.aID, e.aToken, e.a = a.ID, tok, e.auth(tok)
+	_, tok, err = e.svc.CreateAuthority(ctx(t), e.admin, "Other", []string{"urn:example:b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.b = e.auth(tok)
+	return e
+}
+
+func (e *env) auth(tok string) resolver.Principal {
+	e.t.Helper()
+	p, err := e.svc.Authenticate(ctx(e.t), tok)
+	if err != nil {
+		e.t.Fatalf("Authenticate: %v", err)
+	}
+	return p
+}
+
+func input(urls ...string) resolver.RecordInput {
+	in := resolver.RecordInput{}
+	for _, u := range urls {
+		in.Locations = append(in.Locations, resolver.Location{URL: u})
+	}
+	return in
+}
+
+func (e *env) put(p resolver.Principal, name string, in resolver.RecordInput) (resolver.Record, bool) {
+	e.t.Helper()
+	r, created, err := e.svc.Put(ctx(e.t), p, name, in)
+	if err != nil {
+		e.t.Fatalf("Put %s: %v", name, err)
+	}
+	return r, created
+}
+
+func (e *env) lookup(name string) (resolver.Record, error) {
+	return e.svc.Lookup(ctx(e.t), urn.MustParse(name))
+}
+
+// wantKind checks err's Kind, and for a conflict the record it names.
+func wantKind(t *testing.T, what string, err error, k resolver.Kind, record ...string) *resolver.Error {
+	t.Helper()
+	if got := resolver.KindOf(err); got != k {
+		t.Fatalf("%s: %v (kind %v), want kind %v", what, err, got, k)
+	}
+	var re *resolver.Error
+	if !errors.As(err, &re) {
+		t.Fatalf("%s: %T is not a *resolver.Error", what, err)
+	}
+	if len(record) > 0 && re.Record != record[0] {
+		t.Fatalf("%s: conflict names %q, want %q", what, re.Record, record[0])
+	}
+	return re
+}
+
+func (e *env) history(name string) []resolver.Entry {
+	e.t.Helper()
+	_, h, err := e.svc.History(ctx(e.t), urn.MustParse(name))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return h
+}
+
+func testAuthentication(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	c := ctx(t)
+	_, err := e.svc.Authenticate(c, "")
+	wantKind(t, "empty token", err, resolver.KindUnauthorized)
+	_, err = e.svc.Authenticate(c, "urikit_not-a-token")
+	wantKind(t, "unknown token", err, resolver.KindUnauthorized)
+	if e.a.Admin || e.a.AuthorityID != e.aID || !e.admin.Admin {
+		t.Fatalf("principals: %+v %+v", e.a, e.admin)
+	}
+
+	// A generated admin token: made once, stored hashed, works afterwards.
+	s := resolver.New(e.store, resolver.Options{})
+	tok, err := s.EnsureAdminToken(c)
+	if err != nil || tok == "" {
+		t.Fatalf("EnsureAdminToken: %q %v", tok, err)
+	}
+	if again, err := resolver.New(e.store, resolver.Options{}).EnsureAdminToken(c); err != nil || again != "" {
+		t.Fatalf("second EnsureAdminToken made another token: %q %v", again, err)
+	}
+	if p, err := resolver.New(e.store, resolver.Options{}).Authenticate(c, tok); err != nil || !p.Admin {
+		t.Fatalf("generated admin token: %+v %v", p, err)
+	}
+	v, err := e.store.Setting(c, "admin-token-sha256")
+	if err != nil || v == tok || len(v) != 64 {
+		t.Fatalf("the admin token is not stored as a hash: %q %v", v, err)
+	}
+}
+
+func testAuthorityRules(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	c := ctx(t)
+	_, _, err := e.svc.CreateAuthority(c, e.a, "Mine", []string{"urn:mine:"})
+	wantKind(t, "maintainer creates an authority", err, resolver.KindForbidden)
+	for _, p := range []string{"urn:EXAMPLE:", "urn:example:a-1", "URN:isbn:978", "urn:example:"} {
+		_, _, err = e.svc.CreateAuthority(c, e.admin, "Overlap", []string{p})
+		wantKind(t, "overlapping prefix "+p, err, resolver.KindConflict)
+	}
+	re := wantKind(t, "bad prefix", func() error {
+		_, _, err := e.svc.CreateAuthority(c, e.admin, "Bad", []string{"urn:nbn:de:a b"})
+		return err
+	}(), resolver.KindInvalid)
+	if re.Field != "prefixes[0]" || re.Offset != 12 {
+		t.Fatalf("bad prefix error: field %q offset %d, want prefixes[0] at 12", re.Field, re.Offset)
+	}
+	a, _, err := e.svc.CreateAuthority(c, e.admin, "NBN", []string{"URN:NBN:de:101-%2f"})
+	if err != nil || !slices.Equal(a.Prefixes, []string{"urn:nbn:de:101-%2F"}) {
+		t.Fatalf("canonical prefix: %+v %v", a.Prefixes, err)
+	}
+	list, err := e.svc.Authorities(c, e.admin)
+	if err != nil || len(list) != 3 {
+		t.Fatalf("Authorities: %d %v", len(list), err)
+	}
+	_, err = e.svc.Authorities(c, e.a)
+	wantKind(t, "maintainer lists authorities", err, resolver.KindForbidden)
+}
+
+func testPut(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	in := input("https://example.org/a", "ftp://mirror.example/a")
+	in.Aliases = []string{"urn:example:a-alias"}
+	in.Metadata = json.RawMessage(` {"title": "A"} `)
+	r, created := e.put(e.a, "urn:example:a-1", in)
+	if !created || r.ID == 0 || r.URN != "urn:example:a-1" || r.Redirect != 303 || r.Status != resolver.Active ||
+		string(r.Metadata) != `{"title":"A"}` || r.AuthorityID != e.aID {
+		t.Fatalf("created record: %+v", r)
+	}
+	got, err := e.lookup("URN:EXAMPLE:a-1")
+	if err != nil || got.ID != r.ID || got.Locations[0].URL != "https://example.org/a" || got.Locations[1].URL != "ftp://mirror.example/a" {
+		t.Fatalf("Lookup: %+v %v", got, err)
+	}
+	// The same PUT again is idempotent and writes no history.
+	if _, created := e.put(e.a, "urn:example:a-1", in); created {
+		t.Fatal("a repeated PUT created a record")
+	}
+	if h := e.history("urn:example:a-1"); len(h) != 1 {
+		t.Fatalf("idempotent PUT wrote history: %d entries", len(h))
+	}
+	// An equivalent spelling replaces the record; the first spelling stays.
+	in2 := input("https://example.org/a2")
+	in2.Redirect = 307
+	r2, created := e.put(e.a, "urn:Example:a-1", in2)
+	if created || r2.ID != r.ID || r2.URN != "urn:example:a-1" || r2.Redirect != 307 || len(r2.Locations) != 1 {
+		t.Fatalf("replace: created=%v %+v", created, r2)
+	}
+	if got, _ := e.lookup("urn:example:a-1"); got.Locations[0].URL != "https://example.org/a2" || !got.Created.Equal(r.Created) || !got.Updated.After(r.Updated) {
+		t.Fatalf("after replace: %+v", got)
+	}
+	h := e.history("urn:example:a-1")
+	if len(h) != 2 || h[0].Action != resolver.ActionNameCreate || h[1].Action != resolver.ActionNameUpdate || h[1].Actor != e.a.Actor() {
+		t.Fatalf("history: %+v", h)
+	}
+	// ISBNs are found by their namespace's equivalence.
+	e.put(e.a, "urn:isbn:9780395363416", input("https://books.example/1"))
+	if got, err := e.lookup("urn:ISBN:0-395-36341-1"); err != nil || got.URN != "urn:isbn:9780395363416" {
+		t.Fatalf("ISBN-10 spelling: %+v %v", got, err)
+	}
+	_, err = e.lookup("urn:example:a-none")
+	wantKind(t, "unknown name", err, resolver.KindNotFound)
+}
+
+func testPutInvalid(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	c := ctx(t)
+	cases := []struct {
+		name   string
+		in     resolver.RecordInput
+		field  string
+		offset int
+	}{
+		{"urn:example:a 1", input("http://x/"), "urn", 13},
+		{"urn:example:a1?+s=I2L", input("http://x/"), "urn", 14},
+		{"urn:example:a1#frag", input("http://x/"), "urn", 14},
+		{"urn:example:a1", input(), "locations", -1},
+		{"urn:example:a1", input("http://x/", "not a uri"), "locations[1].url", 3},
+		{"urn:example:a1", input("http://x/ y"), "locations[0].url", 9},
+		{"urn:example:a1", resolver.RecordInput{Locations: []resolver.Location{{URL: "http://x/", Type: "text/"}}}, "locations[0].type", -1},
+		{"urn:example:a1", resolver.RecordInput{Locations: []resolver.Location{{URL: "http://x/"}}, Redirect: 200}, "redirect", -1},
+		{"urn:example:a1", resolver.RecordInput{Locations: []resolver.Location{{URL: "http://x/"}}, Metadata: json.RawMessage(`[1]`)}, "metadata", -1},
+		{"urn:example:a1", resolver.RecordInput{Locations: []resolver.Location{{URL: "http://x/"}}, Aliases: []string{"URN:EXAMPLE:a1"}}, "aliases[0]", -1},
+		{"urn:example:a1", resolver.RecordInput{Locations: []resolver.Location{{URL: "http://x/"}}, Aliases: []string{"urn:x"}}, "aliases[0]", 5},
+		{"urn:isbn:9780395363417", input("http://x/"), "urn", -1}, // bad check digit
+	}
+	for _, tc := range cases {
+		_, _, err := e.svc.Put(c, e.a, tc.name, tc.in)
+		re := wantKind(t, fmt.Sprintf("Put(%q, %+v)", tc.name, tc.in), err, resolver.KindInvalid)
+		if re.Field != tc.field || re.Offset != tc.offset {
+			t.Errorf("Put(%q): field %q offset %d, want %q %d (%v)", tc.name, re.Field, re.Offset, tc.field, tc.offset, err)
+		}
+	}
+	if recs, _ := e.store.Records(c, 0, 10); len(recs) != 0 {
+		t.Fatalf("invalid PUTs stored %d records", len(recs))
+	}
+}
+
+func testOwnership(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	c := ctx(t)
+	e.put(e.a, "urn:example:a1", input("http://x/"))
+	_, _, err := e.svc.Put(c, e.b, "urn:example:a1", input("http://evil/"))
+	wantKind(t, "other authority replaces", err, resolver.KindForbidden)
+	_, err = e.svc.Withdraw(c, e.b, "urn:example:a1", "", "")
+	wantKind(t, "other authority withdraws", err, resolver.KindForbidden)
+	_, _, err = e.svc.Put(c, e.b, "urn:example:a2", input("http://evil/"))
+	wantKind(t, "other authority creates under a's prefix", err, resolver.KindForbidden)
+	_, _, err = e.svc.Put(c, e.admin, "urn:example:a2", input("http://x/"))
+	wantKind(t, "admin writes a name", err, resolver.KindForbidden)
+	_, _, err = e.svc.Put(c, e.a, "urn:nobody:x", input("http://x/"))
+	wantKind(t, "name nobody owns", err, resolver.KindForbidden)
+	in := input("http://x/")
+	in.Aliases = []string{"urn:example:b-stolen"}
+	_, _, err = e.svc.Put(c, e.a, "urn:example:a3", in)
+	wantKind(t, "alias under another authority", err, resolver.KindForbidden)
+	if got, _ := e.lookup("urn:example:a1"); got.Locations[0].URL != "http://x/" {
+		t.Fatalf("a refused write changed the record: %+v", got)
+	}
+	if _, err := e.lookup("urn:example:a2"); resolver.KindOf(err) != resolver.KindNotFound {
+		t.Fatalf("a refused write created a record: %v", err)
+	}
+}
+
+func testAliases(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	c := ctx(t)
+	in := input("http://x/")
+	in.Aliases = []string{"urn:example:a-old", "urn:example:a-other"}
+	r, _ := e.put(e.a, "urn:example:a1", in)
+	if got, err := e.lookup("URN:example:a-old"); err != nil || got.ID != r.ID {
+		t.Fatalf("alias lookup: %v", err)
+	}
+	// A name equivalent to another record's alias, or an alias equivalent
+	// to another record's name, is a conflict naming that record.
+	_, _, err := e.svc.Put(c, e.a, "urn:example:a-old", input("http://y/"))
+	wantKind(t, "name = other's alias", err, resolver.KindConflict, "urn:example:a1")
+	in2 := input("http://y/")
+	in2.Aliases = []string{"urn:EXAMPLE:a1"}
+	_, _, err = e.svc.Put(c, e.a, "urn:example:a2", in2)
+	wantKind(t, "alias = other's name", err, resolver.KindConflict, "urn:example:a1")
+	// A dropped alias is retired: it resolves to nothing, stays reserved.
+	in.Aliases = []string{"urn:example:a-other"}
+	e.put(e.a, "urn:example:a1", in)
+	_, err = e.lookup("urn:example:a-old")
+	wantKind(t, "retired alias", err, resolver.KindNotFound)
+	in2.Aliases = []string{"urn:example:a-old"}
+	_, _, err = e.svc.Put(c, e.a, "urn:example:a2", in2)
+	wantKind(t, "retired alias given to another record", err, resolver.KindConflict, "urn:example:a1")
+	_, _, err = e.svc.Put(c, e.a, "urn:example:a-old", input("http://y/"))
+	wantKind(t, "retired alias as a name", err, resolver.KindConflict, "urn:example:a1")
+	// ... and may come back to its own record.
+	in.Aliases = []string{"urn:example:a-old"}
+	e.put(e.a, "urn:example:a1", in)
+	if got, err := e.lookup("urn:example:a-old"); err != nil || got.ID != r.ID {
+		t.Fatalf("alias given back: %v", err)
+	}
+	_, err = e.svc.Withdraw(c, e.a, "urn:example:a-old", "", "")
+	wantKind(t, "withdraw through an alias", err, resolver.KindConflict, "urn:example:a1")
+}
+
+func testWithdraw(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	c := ctx(t)
+	in := input("http://x/")
+	in.Aliases = []string{"urn:example:a-alias"}
+	e.put(e.a, "urn:example:a1", in)
+	_, err := e.svc.Withdraw(c, e.a, "urn:example:a1", "", "not a uri")
+	wantKind(t, "bad successor", err, resolver.KindInvalid)
+	w, err := e.svc.Withdraw(c, e.a, "URN:example:a1", "merged", "urn:example:a2")
+	if err != nil || w.Status != resolver.Withdrawn || w.Successor != "urn:example:a2" || w.Reason != "merged" {
+		t.Fatalf("Withdraw: %+v %v", w, err)
+	}
+	for _, name := range []string{"urn:example:a1", "urn:example:a-alias"} {
+		if got, err := e.lookup(name); err != nil || got.Status != resolver.Withdrawn {
+			t.Fatalf("withdrawn %s: %+v %v", name, got, err)
+		}
+	}
+	if _, err := e.svc.Withdraw(c, e.a, "urn:example:a1", "merged", "urn:example:a2"); err != nil {
+		t.Fatalf("repeating a withdrawal: %v", err)
+	}
+	_, err = e.svc.Withdraw(c, e.a, "urn:example:a1", "other reason", "")
+	wantKind(t, "withdraw again differently", err, resolver.KindConflict, "urn:example:a1")
+	_, _, err = e.svc.Put(c, e.a, "urn:Example:a1", input("http://new/"))
+	wantKind(t, "reuse of a withdrawn name", err, resolver.KindConflict, "urn:example:a1")
+	in2 := input("http://new/")
+	in2.Aliases = []string{"urn:example:a-alias"}
+	_, _, err = e.svc.Put(c, e.a, "urn:example:a3", in2)
+	wantKind(t, "reuse of a withdrawn record's alias", err, resolver.KindConflict, "urn:example:a1")
+	_, err = e.svc.Withdraw(c, e.a, "urn:example:a9", "", "")
+	wantKind(t, "withdraw unknown", err, resolver.KindNotFound)
+	if h := e.history("urn:example:a1"); len(h) != 2 || h[1].Action != resolver.ActionNameWithdraw {
+		t.Fatalf("history: %+v", h)
+	}
+}
+
+func testRace(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	c := ctx(t)
+	// Two services stand for two processes; with a backend that has a
+	// second handle, the second service uses it.
+	s2store := e.store
+	if b.Again != nil {
+		s2store = b.Again(t, e.store)
+	}
+	svcs := []*resolver.Service{e.svc, resolver.New(s2store, resolver.Options{AdminToken: adminToken})}
+	spellings := []string{"urn:isbn:9780395363416", "urn:ISBN:0-395-36341-1", "URN:isbn:978-0-395-36341-6", "urn:isbn:0395363411"}
+	for round := range 5 {
+		var created atomic.Int32
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for w := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				in := input(fmt.Sprintf("http://x/%d/%d", round, w))
+				_, c1, err := svcs[w%2].Put(c, e.a, spellings[w%len(spellings)], in)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if c1 {
+					created.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("racing Put: %v", err)
+		}
+		want := int32(0)
+		if round == 0 {
+			want = 1
+		}
+		if created.Load() != want {
+			t.Fatalf("round %d: %d records created by racing equivalent PUTs, want %d", round, created.Load(), want)
+		}
+	}
+	recs, _ := e.store.Records(c, 0, 100)
+	if len(recs) != 1 {
+		t.Fatalf("%d records after racing equivalent names, want 1", len(recs))
+	}
+}
+
+func testPutMany(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	c := ctx(t)
+	e.put(e.a, "urn:example:a-taken", input("http://x/"))
+	if _, err := e.svc.Withdraw(c, e.a, "urn:example:a-taken", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	batch := []resolver.NamedInput{
+		{URN: "urn:example:a1", RecordInput: input("http://1/")},
+		{URN: "urn:example:a 2", RecordInput: input("http://2/")},       // invalid
+		{URN: "urn:example:b1", RecordInput: input("http://3/")},        // not a's
+		{URN: "urn:Example:a-taken", RecordInput: input("http://4/")},   // withdrawn
+		{URN: "urn:example:a5", RecordInput: input("http://5/")},        // fine
+		{URN: "urn:example:a1", RecordInput: input("http://1/", "h:x")}, // replaces the first
+	}
+	res, err := e.svc.PutMany(c, e.a, batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantKinds := []resolver.Kind{0, resolver.KindInvalid, resolver.KindForbidden, resolver.KindConflict, 0, 0}
+	for i, r := range res {
+		if (r.Err == nil) != (wantKinds[i] == 0) || r.Err != nil && resolver.KindOf(r.Err) != wantKinds[i] {
+			t.Errorf("result %d: %v, want kind %v", i, r.Err, wantKinds[i])
+		}
+	}
+	if !res[0].Created || res[5].Created || !res[4].Created {
+		t.Errorf("created flags: %v %v %v", res[0].Created, res[4].Created, res[5].Created)
+	}
+	if got, err := e.lookup("urn:example:a1"); err != nil || len(got.Locations) != 2 {
+		t.Fatalf("a1 after batch: %+v %v", got, err)
+	}
+	recs, _ := e.store.Records(c, 0, 100)
+	if len(recs) != 3 {
+		t.Fatalf("%d records, want 3", len(recs))
+	}
+	_, err = e.svc.PutMany(c, e.admin, batch[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The operator (urikit import --data) writes for the owning authority.
+	res, err = e.svc.PutMany(c, resolver.Operator, []resolver.NamedInput{
+		{URN: "urn:example:b9", RecordInput: input("http://b/")},
+		{URN: "urn:nobody:x", RecordInput: input("http://n/")},
+	})
+	if err != nil || res[0].Err != nil || res[0].Record.AuthorityID == e.aID || resolver.KindOf(res[1].Err) != resolver.KindForbidden {
+		t.Fatalf("operator batch: %+v %v", res, err)
+	}
+}
+
+func testAsOf(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	c := ctx(t)
+	day := func(d int) time.Time { return time.Date(2020, 1, d, 12, 0, 0, 0, time.UTC) }
+	e.clock.Set(day(1))
+	in := input("http://v1/")
+	e.put(e.a, "urn:example:a1", in)
+	e.clock.Set(day(3))
+	in.Aliases = []string{"urn:example:a-alias"}
+	in.Locations[0].URL = "http://v2/"
+	e.put(e.a, "urn:example:a1", in)
+	e.clock.Set(day(5))
+	if _, err := e.svc.Withdraw(c, e.a, "urn:example:a1", "gone", ""); err != nil {
+		t.Fatal(err)
+	}
+	name := urn.MustParse("urn:example:a1")
+	for _, tc := range []struct {
+		at     time.Time
+		url    string
+		status resolver.Status
+	}{
+		{day(2), "http://v1/", resolver.Active},
+		{day(4), "http://v2/", resolver.Active},
+		{day(6), "http://v2/", resolver.Withdrawn},
+	} {
+		r, ent, err := e.svc.LookupAsOf(c, name, tc.at)
+		if err != nil || r.Locations[0].URL != tc.url || r.Status != tc.status || ent.Time.After(tc.at) {
+			t.Errorf("as of %v: %+v %v %v", tc.at, r.Locations, r.Status, err)
+		}
+	}
+	_, _, err := e.svc.LookupAsOf(c, name, day(1).Add(-time.Hour))
+	wantKind(t, "before the name existed", err, resolver.KindNotFound)
+	_, _, err = e.svc.LookupAsOf(c, urn.MustParse("urn:example:a-alias"), day(2))
+	wantKind(t, "alias before it was one", err, resolver.KindNotFound)
+	if r, _, err := e.svc.LookupAsOf(c, urn.MustParse("urn:example:a-alias"), day(4)); err != nil || r.URN != "urn:example:a1" {
+		t.Errorf("alias as of day 4: %+v %v", r, err)
+	}
+}
+
+func testVerify(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	c := ctx(t)
+	for i := range 5 {
+		e.put(e.a, fmt.Sprintf("urn:example:a%d", i), input("http://x/"))
+	}
+	n, err := e.svc.Verify(c, nil)
+	head, _ := e.store.Head(c)
+	if err != nil || n != head.Seq || n < 9 {
+		t.Fatalf("Verify: %d entries (head %d), %v", n, head.Seq, err)
+	}
+}
+
+func testMigrate(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	c := ctx(t)
+	r, _ := e.put(e.a, "urn:ISBN:0-395-36341-1", input("http://x/"))
+	e.put(e.a, "urn:example:a1", input("http://y/"))
+	// As an older build would have stored it: the lexical key, version 0.
+	oldKey := "urn:isbn:0-395-36341-1"
+	update(t, e.store, func(tx resolver.Tx) error {
+		if err := tx.DeleteKey(c, r.Key); err != nil {
+			return err
+		}
+		rec, err := tx.Record(c, r.ID)
+		if err != nil {
+			return err
+		}
+		rec.Key = oldKey
+		if err := tx.UpdateRecord(c, rec); err != nil {
+			return err
+		}
+		return tx.PutKey(c, resolver.Key{Key: oldKey, Spelling: r.URN, RecordID: r.ID, Role: resolver.RoleName, Version: 0})
+	})
+	e.svc.Invalidate()
+	if _, err := e.lookup("urn:isbn:9780395363416"); resolver.KindOf(err) != resolver.KindNotFound {
+		t.Fatalf("the old key should hide the record before migration: %v", err)
+	}
+	rep, err := e.svc.Migrate(c)
+	if err != nil || rep.Checked != 1 || rep.Rekeyed != 1 || len(rep.Conflicts) != 0 {
+		t.Fatalf("Migrate: %+v %v", rep, err)
+	}
+	got, err := e.lookup("urn:isbn:9780395363416")
+	if err != nil || got.ID != r.ID || got.Key != r.Key {
+		t.Fatalf("after Migrate: %+v %v", got, err)
+	}
+	if rep, err := e.svc.Migrate(c); err != nil || rep.Checked != 0 {
+		t.Fatalf("second Migrate: %+v %v", rep, err)
+	}
+	if _, err := e.svc.Verify(c, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testByLocation(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	c := ctx(t)
+	e.put(e.a, "urn:example:a1", input("https://example.org/foo", "http://mirror/x"))
+	e.put(e.a, "urn:example:a2", input("HTTPS://EXAMPLE.ORG:443/foo"))
+	recs, err := e.svc.ByLocation(c, "https://Example.ORG/%7efoo/../foo")
+	if err != nil || len(recs) != 2 || recs[0].URN != "urn:example:a1" {
+		t.Fatalf("ByLocation: %d %v", len(recs), err)
+	}
+	_, err = e.svc.ByLocation(c, "no scheme")
+	wantKind(t, "ByLocation of a non-URI", err, resolver.KindInvalid)
+	var ds []resolver.Duplicate
+	if err := e.svc.Duplicates(c, func(d resolver.Duplicate) error { ds = append(ds, d); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 1 || ds[0].Key != "https://example.org/foo" || len(ds[0].URNs) != 2 {
+		t.Fatalf("Duplicates: %+v", ds)
+	}
+}
+
+func testTokens(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	c := ctx(t)
+	tok2, secret2, err := e.svc.AddToken(c, e.a, e.aID, "bob")
+	if err != nil || tok2.ID == 0 || secret2 == "" {
+		t.Fatalf("AddToken by a maintainer: %+v %v", tok2, err)
+	}
+	_, _, err = e.svc.AddToken(c, e.b, e.aID, "mallory")
+	wantKind(t, "other authority adds a token", err, resolver.KindForbidden)
+	bob := e.auth(secret2)
+	e.put(bob, "urn:example:a1", input("http://x/"))
+	err = e.svc.RevokeToken(c, e.b, e.aID, tok2.ID)
+	wantKind(t, "other authority revokes", err, resolver.KindForbidden)
+	if err := e.svc.RevokeToken(c, e.a, e.aID, tok2.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.svc.Authenticate(c, secret2)
+	wantKind(t, "revoked token", err, resolver.KindUnauthorized)
+	_, toks, err := e.svc.Authority(c, e.a, e.aID)
+	if err != nil || len(toks) != 2 {
+		t.Fatalf("Authority: %v %v", toks, err)
+	}
+	err = e.svc.RevokeToken(c, e.a, e.aID, toks[0].ID)
+	wantKind(t, "revoking the last token", err, resolver.KindConflict)
+	err = e.svc.RevokeToken(c, e.a, e.aID, 999999)
+	wantKind(t, "revoking an unknown token", err, resolver.KindNotFound)
+
+	// A transfer: old tokens stop working, the new owner's works, names
+	// and history stay.
+	_, _, err = e.svc.TransferAuthority(c, e.a, e.aID, "New owner")
+	wantKind(t, "maintainer transfers", err, resolver.KindForbidden)
+	a, newSecret, err := e.svc.TransferAuthority(c, e.admin, e.aID, "New owner")
+	if err != nil || a.Name != "New owner" {
+		t.Fatalf("Transfer: %+v %v", a, err)
+	}
+	_, err = e.svc.Authenticate(c, e.aToken)
+	wantKind(t, "old owner's token after transfer", err, resolver.KindUnauthorized)
+	owner := e.auth(newSecret)
+	if _, created := e.put(owner, "urn:example:a1", input("http://y/")); created {
+		t.Fatal("transfer lost the record")
+	}
+	if h := e.history("urn:example:a1"); len(h) != 2 {
+		t.Fatalf("history after transfer: %d entries", len(h))
+	}
+}
+
+func testRules(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	c := ctx(t)
+	_, err := e.svc.AddRule(c, e.a, "urn:nbn:", "https://x/")
+	wantKind(t, "maintainer adds a rule", err, resolver.KindForbidden)
+	_, err = e.svc.AddRule(c, e.admin, "urn:nbn:", "ftp://x/")
+	wantKind(t, "rule to ftp", err, resolver.KindInvalid)
+	_, err = e.svc.AddRule(c, e.admin, "nbn:", "https://x/")
+	wantKind(t, "rule without urn:", err, resolver.KindInvalid)
+	r1, err := e.svc.AddRule(c, e.admin, "URN:NBN:", "https://nbn.example/")
+	if err != nil || r1.Prefix != "urn:nbn:" {
+		t.Fatalf("AddRule: %+v %v", r1, err)
+	}
+	r2, err := e.svc.AddRule(c, e.admin, "urn:nbn:de:", "https://de.example/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.svc.AddRule(c, e.admin, "urn:NBN:de:", "https://other.example/")
+	wantKind(t, "duplicate rule", err, resolver.KindConflict)
+	for name, want := range map[string]int64{"urn:nbn:de:101-1": r2.ID, "URN:NBN:fi:x": r1.ID, "urn:nbn:DE:x": r1.ID} {
+		r, ok, err := e.svc.Rule(c, urn.MustParse(name))
+		if err != nil || !ok || r.ID != want {
+			t.Errorf("Rule(%s) = %+v %v %v, want rule %d", name, r, ok, err, want)
+		}
+	}
+	if _, ok, _ := e.svc.Rule(c, urn.MustParse("urn:isbn:1")); ok {
+		t.Error("a rule matched a name outside every prefix")
+	}
+	if err := e.svc.RemoveRule(c, e.admin, r2.ID); err != nil {
+		t.Fatal(err)
+	}
+	wantKind(t, "remove twice", e.svc.RemoveRule(c, e.admin, r2.ID), resolver.KindNotFound)
+	if rules, _ := e.svc.Rules(c); len(rules) != 1 {
+		t.Fatalf("rules: %+v", rules)
+	}
+}
