@@ -715,3 +715,5 @@ func TestDirectoryMode(t *testing.T) {
 		t.Fatalf("database at %s, not in %s", st.Path(), dir)
 	}
 }
+
+func dirOf(st *sqlite.Store) string { return filepath.Dir(st.Path()) }
