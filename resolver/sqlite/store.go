@@ -48,7 +48,7 @@ type Options struct {
 // Defaults for Options.
 const (
 	DefaultBusyTimeout = 5 * time.Second
-	DefaultCacheKiB    = 16 << 10
+	DefaultCacheKiB    = 8 << 10
 )
 
 // Store is a resolver.Store in one SQLite database file.

@@ -717,3 +717,42 @@ func TestDirectoryMode(t *testing.T) {
 }
 
 func dirOf(st *sqlite.Store) string { return filepath.Dir(st.Path()) }
+
+// TestWatch: a server's Watch hears of another process's write within an
+// interval or so, and not of its own writes.
+func TestWatch(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := t.TempDir()
+	server := newFixture(t, dir)
+	heard := make(chan struct{}, 16)
+	go server.st.Watch(ctx, 5*time.Millisecond, func() { heard <- struct{}{} })
+
+	if _, _, err := server.svc.Put(ctx, server.m, "urn:example:own", input("https://example.org/own")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-heard:
+		t.Fatal("Watch reported the server's own write")
+	case <-time.After(100 * time.Millisecond):
+	}
+
+	// A lookup the server caches, then a write by "the CLI" that changes it.
+	if _, err := server.svc.Lookup(ctx, urn.MustParse("urn:example:cli")); resolver.KindOf(err) != resolver.KindNotFound {
+		t.Fatalf("before the CLI's write: %v", err)
+	}
+	cli := openStore(t, dir, sqlite.Options{})
+	clisvc := resolver.New(cli, resolver.Options{})
+	if _, _, err := clisvc.Put(ctx, resolver.Operator, "urn:example:cli", input("https://example.org/cli")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-heard:
+		server.svc.Invalidate()
+	case <-time.After(5 * time.Second):
+		t.Fatal("Watch did not report another process's write")
+	}
+	if _, err := server.svc.Lookup(ctx, urn.MustParse("urn:example:cli")); err != nil {
+		t.Fatalf("after Watch: %v", err)
+	}
+}
