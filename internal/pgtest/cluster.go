@@ -328,8 +328,8 @@ func (c *Cluster) uniqueName() string {
 
 // NewReplica makes a streaming replica of c with pg_basebackup -R into a
 // data directory beside c's, starts it (hot standby, read-only) on another
-// loopback port, and waits until it accepts connections. Close on c closes
-// the replica too.
+// loopback port, and waits until it accepts connections and streams from
+// c. Close on c closes the replica too.
 func (c *Cluster) NewReplica() (*Cluster, error) {
 	c.mu.Lock()
 	n := len(c.replicas) + 1
@@ -349,10 +349,41 @@ func (c *Cluster) NewReplica() (*Cluster, error) {
 		os.RemoveAll(r.data)
 		return nil, err
 	}
+	if err := r.waitStreaming(ctx); err != nil {
+		r.Stop()
+		os.RemoveAll(r.data)
+		return nil, err
+	}
 	c.mu.Lock()
 	c.replicas = append(c.replicas, r)
 	c.mu.Unlock()
 	return r, nil
+}
+
+// waitStreaming waits until a standby's WAL receiver streams from its
+// primary: a standby that has just started may first replay what it has
+// and retry the connection seconds later.
+func (c *Cluster) waitStreaming(ctx context.Context) error {
+	conn, err := pgx.Connect(ctx, c.DSN("postgres"))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	for {
+		var status string
+		err := conn.QueryRow(ctx, "SELECT coalesce((SELECT status FROM pg_stat_wal_receiver), '')").Scan(&status)
+		if err != nil {
+			return fmt.Errorf("pgtest: replica: %w", err)
+		}
+		if status == "streaming" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("pgtest: replica not streaming (%q): %w\n%s", status, ctx.Err(), c.Log())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 func logSince(path string, offset int64) string {

@@ -97,18 +97,7 @@ type Store struct {
 // string), migrates its schema unless Options.NoMigrate, and starts
 // listening for changes.
 func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
-	if opts.Timeout <= 0 {
-		opts.Timeout = 5 * time.Second
-	}
-	if opts.ConnectTimeout <= 0 {
-		opts.ConnectTimeout = 2 * time.Second
-	}
-	if opts.MaxConns <= 0 {
-		opts.MaxConns = 16
-	}
-	if opts.ReplicaWait <= 0 {
-		opts.ReplicaWait = 100 * time.Millisecond
-	}
+	opts = opts.withDefaults()
 	pool, err := newPool(ctx, dsn, opts)
 	if err != nil {
 		return nil, err
@@ -134,7 +123,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		if v != SchemaVersion {
 			return fail(fmt.Errorf("%w (found %d, want %d)", errSchema, v, SchemaVersion))
 		}
-	} else if _, err := Migrate(ctx, pool); err != nil {
+	} else if _, err := migrate(ctx, pool); err != nil {
 		return fail(err)
 	}
 	s.gate = &versionGate{pool: pool, timeout: opts.Timeout}
@@ -149,6 +138,22 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	s.stop = stop
 	go s.listen(lctx, pool.Config().ConnConfig.Copy())
 	return s, nil
+}
+
+func (opts Options) withDefaults() Options {
+	if opts.Timeout <= 0 {
+		opts.Timeout = 5 * time.Second
+	}
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = 2 * time.Second
+	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = 16
+	}
+	if opts.ReplicaWait <= 0 {
+		opts.ReplicaWait = 100 * time.Millisecond
+	}
+	return opts
 }
 
 func newPool(ctx context.Context, dsn string, opts Options) (*pgxpool.Pool, error) {
