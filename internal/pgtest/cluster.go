@@ -231,6 +231,9 @@ func (c *Cluster) stop(sig syscall.Signal) error {
 	}
 	cmd, exited := c.cmd, c.exited
 	c.cmd, c.exited = nil, nil
+	for _, p := range serverProcs(cmd.Process.Pid) {
+		syscall.Kill(p.pid, syscall.SIGCONT) // a frozen server could not stop
+	}
 	cmd.Process.Signal(sig)
 	select {
 	case <-exited:
@@ -240,6 +243,41 @@ func (c *Cluster) stop(sig syscall.Signal) error {
 		<-exited
 		return errors.New("pgtest: postgres did not stop within a minute; killed")
 	}
+}
+
+// Freeze stops every process of the server (SIGSTOP) without closing
+// anything: connections stay open and unanswered, as with a server that
+// hangs or a network that drops packets. Thaw resumes it.
+func (c *Cluster) Freeze() error { return c.signalAll(syscall.SIGSTOP) }
+
+// Thaw resumes a frozen server.
+func (c *Cluster) Thaw() error { return c.signalAll(syscall.SIGCONT) }
+
+// signalAll signals the postmaster and every process it started (each
+// backend is a session of its own, so a process group does not reach
+// them). The postmaster goes first on SIGSTOP, so that it forks no new
+// backend meanwhile, and last on SIGCONT.
+func (c *Cluster) signalAll(sig syscall.Signal) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cmd == nil {
+		return errors.New("pgtest: server not running")
+	}
+	root := c.cmd.Process.Pid
+	if sig == syscall.SIGSTOP {
+		if err := syscall.Kill(root, sig); err != nil {
+			return err
+		}
+	}
+	for _, p := range serverProcs(root) {
+		if p.pid != root {
+			syscall.Kill(p.pid, sig) // one may have exited meanwhile
+		}
+	}
+	if sig != syscall.SIGSTOP {
+		return syscall.Kill(root, sig)
+	}
+	return nil
 }
 
 // Running reports whether the server process is up.

@@ -22,9 +22,23 @@ func (c *Cluster) CPU() (time.Duration, error) {
 	if cmd == nil {
 		return 0, errors.New("pgtest: server not running")
 	}
-	root := cmd.Process.Pid
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	var ticks int64
+	for _, p := range serverProcs(cmd.Process.Pid) {
+		ticks += p.ticks
+	}
+	const clockTicks = 100 // USER_HZ, 100 on every Linux platform Go supports
+	return time.Duration(ticks) * time.Second / clockTicks, nil
+}
+
+type proc struct {
+	pid   int
+	ticks int64 // user and system time, in clock ticks
+}
+
+// serverProcs lists the postmaster root and its children, from /proc.
+func serverProcs(root int) []proc {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var out []proc
 	for _, p := range stats {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -48,8 +62,7 @@ func (c *Cluster) CPU() (time.Duration, error) {
 		}
 		ut, _ := strconv.ParseInt(f[11], 10, 64)
 		st, _ := strconv.ParseInt(f[12], 10, 64)
-		ticks += ut + st
+		out = append(out, proc{pid, ut + st})
 	}
-	const clockTicks = 100 // USER_HZ, 100 on every Linux platform Go supports
-	return time.Duration(ticks) * time.Second / clockTicks, nil
+	return out
 }
