@@ -26,8 +26,10 @@
 // With Options.ReadDSN, reads outside transactions go to a replica, under
 // two rules. A replica read never goes behind what this process already
 // knows of: it is served by the replica only when the replica has
-// replayed at least the last version this process was notified of (and
-// the version the context asks for, see ReadAfter); otherwise it waits
+// replayed at least the last version this process was notified of or
+// committed itself (and the version the context asks for, see ReadAfter:
+// how a client reads its own write through another process); otherwise
+// it waits
 // for the replica up to Options.ReplicaWait and then asks the primary. So
 // a replica read lags behind the primary by at most the time a
 // notification takes to arrive, and a client that presents the version
@@ -80,6 +82,7 @@ type Store struct {
 	rgate   *versionGate  // version reads on the replica, nil without one
 
 	applied     atomic.Int64 // every change up to this version has reached the watchers
+	committed   atomic.Int64 // the last version this process committed
 	listening   atomic.Bool  // the listener is connected and caught up
 	replicaSeen atomic.Int64 // the replica has replayed at least this version
 

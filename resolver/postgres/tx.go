@@ -40,6 +40,7 @@ func (s *Store) Update(ctx context.Context, fn func(resolver.Tx) error) error {
 		var version int64
 		version, err = s.update(ctx, fn)
 		if err == nil {
+			raise(&s.committed, version)
 			if c, ok := ctx.Value(commitKey{}).(*Commit); ok {
 				c.note(version)
 			}
