@@ -282,6 +282,9 @@ type versionRead struct {
 }
 
 func (g *versionGate) read(ctx context.Context) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	g.mu.Lock()
 	var r *versionRead
 	if g.running == nil {
