@@ -1,0 +1,288 @@
+// Package client is a Go client of urikit serve's JSON API (/api/v1/). It
+// is what urikit's own commands use against a running server, and what a
+// naming authority's scripts can import.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urikit/urikit/resolver"
+)
+
+// Client talks to one server with one token.
+type Client struct {
+	base  string // the server's base URL, without a trailing slash
+	token string
+	http  *http.Client
+}
+
+// New returns a client of the server at base (e.g. http://localhost:8080)
+// that sends token as its Bearer token (which may be empty for reads).
+func New(base, token string) *Client {
+	return &Client{base: strings.TrimRight(base, "/"), token: token, http: &http.Client{Timeout: 60 * time.Second}}
+}
+
+// WithHTTPClient returns a copy of c that uses hc.
+func (c *Client) WithHTTPClient(hc *http.Client) *Client {
+	d := *c
+	d.http = hc
+	return &d
+}
+
+// problem is the RFC 9457 body of an error answer.
+type problem struct {
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail"`
+	Field  string `json:"field"`
+	Offset *int   `json:"offset"`
+	Record string `json:"record"`
+}
+
+// kindOf maps an HTTP status to the resolver's error kinds.
+func kindOf(status int) resolver.Kind {
+	switch status {
+	case http.StatusBadRequest, http.StatusRequestURITooLong, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:
+		return resolver.KindInvalid
+	case http.StatusUnauthorized:
+		return resolver.KindUnauthorized
+	case http.StatusForbidden:
+		return resolver.KindForbidden
+	case http.StatusNotFound, http.StatusGone:
+		return resolver.KindNotFound
+	case http.StatusConflict:
+		return resolver.KindConflict
+	case http.StatusServiceUnavailable, http.StatusBadGateway, http.StatusGatewayTimeout:
+		return resolver.KindUnavailable
+	}
+	return resolver.KindInternal
+}
+
+// NameSegment writes a name as one path segment of /api/v1/names/: the
+// server decodes the segment once, so "%" and "/" (and "?" and "#", which
+// would end the path) are percent-encoded.
+func NameSegment(name string) string { return segmentEscaper.Replace(name) }
+
+var segmentEscaper = strings.NewReplacer("%", "%25", "/", "%2F", "?", "%3F", "#", "%23")
+
+// do sends a request and decodes a JSON answer into out (when not nil).
+// An error answer becomes a *resolver.Error.
+func (c *Client) do(ctx context.Context, method, path string, in, out any) (int, error) {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return 0, err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	if err != nil {
+		return 0, err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, &resolver.Error{Kind: resolver.KindUnavailable, Message: "cannot reach the server: " + err.Error(), Offset: -1, Err: err}
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return resp.StatusCode, &resolver.Error{Kind: resolver.KindUnavailable, Message: "reading the answer: " + err.Error(), Offset: -1, Err: err}
+	}
+	if resp.StatusCode >= 300 {
+		var p problem
+		if json.Unmarshal(data, &p) != nil || p.Status == 0 {
+			p.Detail = strings.TrimSpace(string(data))
+			if len(p.Detail) > 200 {
+				p.Detail = p.Detail[:200] + "..."
+			}
+		}
+		msg := p.Detail
+		if msg == "" {
+			msg = p.Title
+		}
+		if msg == "" {
+			msg = resp.Status
+		}
+		e := &resolver.Error{Kind: kindOf(resp.StatusCode), Message: msg, Field: p.Field, Offset: -1, Record: p.Record}
+		if p.Offset != nil {
+			e.Offset = *p.Offset
+		}
+		return resp.StatusCode, e
+	}
+	if out != nil && len(data) > 0 {
+		if err := json.Unmarshal(data, out); err != nil {
+			return resp.StatusCode, fmt.Errorf("the server's answer is not what this client expects: %v", err)
+		}
+	}
+	return resp.StatusCode, nil
+}
+
+// AuthorityWithToken is an authority as created or transferred, with the
+// token shown once.
+type AuthorityWithToken struct {
+	resolver.Authority
+	Token string `json:"token"`
+}
+
+// UnmarshalJSON reads the authority and its token.
+func (a *AuthorityWithToken) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &a.Authority); err != nil {
+		return err
+	}
+	var t struct {
+		Token string `json:"token"`
+	}
+	if err := json.Unmarshal(b, &t); err != nil {
+		return err
+	}
+	a.Token = t.Token
+	return nil
+}
+
+// TokenInfo is a maintainer token as the API shows it.
+type TokenInfo struct {
+	ID        int64      `json:"id"`
+	Authority int64      `json:"authority"`
+	Label     string     `json:"label"`
+	Created   time.Time  `json:"created"`
+	Revoked   *time.Time `json:"revoked"`
+	Token     string     `json:"token"` // only when just created
+}
+
+// CreateAuthority creates a naming authority (admin).
+func (c *Client) CreateAuthority(ctx context.Context, name string, prefixes []string) (AuthorityWithToken, error) {
+	var a AuthorityWithToken
+	_, err := c.do(ctx, http.MethodPost, "/api/v1/authorities", map[string]any{"name": name, "prefixes": prefixes}, &a)
+	return a, err
+}
+
+// Authorities lists the naming authorities (admin).
+func (c *Client) Authorities(ctx context.Context) ([]resolver.Authority, error) {
+	var as []resolver.Authority
+	_, err := c.do(ctx, http.MethodGet, "/api/v1/authorities", nil, &as)
+	return as, err
+}
+
+// Authority returns an authority and its tokens.
+func (c *Client) Authority(ctx context.Context, id int64) (resolver.Authority, []TokenInfo, error) {
+	var raw json.RawMessage
+	if _, err := c.do(ctx, http.MethodGet, "/api/v1/authorities/"+strconv.FormatInt(id, 10), nil, &raw); err != nil {
+		return resolver.Authority{}, nil, err
+	}
+	var a resolver.Authority
+	var t struct {
+		Tokens []TokenInfo `json:"tokens"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return a, nil, err
+	}
+	err := json.Unmarshal(raw, &t)
+	return a, t.Tokens, err
+}
+
+// AddToken gives an authority a new maintainer token.
+func (c *Client) AddToken(ctx context.Context, id int64, label string) (TokenInfo, error) {
+	var t TokenInfo
+	_, err := c.do(ctx, http.MethodPost, "/api/v1/authorities/"+strconv.FormatInt(id, 10)+"/tokens", map[string]string{"label": label}, &t)
+	return t, err
+}
+
+// RevokeToken revokes a maintainer token.
+func (c *Client) RevokeToken(ctx context.Context, id, tokenID int64) error {
+	_, err := c.do(ctx, http.MethodDelete, fmt.Sprintf("/api/v1/authorities/%d/tokens/%d", id, tokenID), nil, nil)
+	return err
+}
+
+// TransferAuthority hands an authority to a new owner (admin).
+func (c *Client) TransferAuthority(ctx context.Context, id int64, newName string) (AuthorityWithToken, error) {
+	var a AuthorityWithToken
+	_, err := c.do(ctx, http.MethodPost, "/api/v1/authorities/"+strconv.FormatInt(id, 10)+"/transfer", map[string]string{"name": newName}, &a)
+	return a, err
+}
+
+// Put creates or replaces the record of name and reports whether it was
+// created.
+func (c *Client) Put(ctx context.Context, name string, in resolver.RecordInput) (resolver.Record, bool, error) {
+	var r resolver.Record
+	status, err := c.do(ctx, http.MethodPut, "/api/v1/names/"+NameSegment(name), in, &r)
+	return r, status == http.StatusCreated, err
+}
+
+// Get returns the record name resolves to.
+func (c *Client) Get(ctx context.Context, name string) (resolver.Record, error) {
+	var r resolver.Record
+	_, err := c.do(ctx, http.MethodGet, "/api/v1/names/"+NameSegment(name), nil, &r)
+	return r, err
+}
+
+// Withdraw withdraws the record of name.
+func (c *Client) Withdraw(ctx context.Context, name, reason, successor string) (resolver.Record, error) {
+	var r resolver.Record
+	_, err := c.do(ctx, http.MethodPost, "/api/v1/names/"+NameSegment(name)+"/withdraw",
+		map[string]string{"reason": reason, "successor": successor}, &r)
+	return r, err
+}
+
+// HistoryEntry is one entry of a record's history as the API shows it.
+type HistoryEntry struct {
+	Seq     int64           `json:"seq"`
+	Time    time.Time       `json:"time"`
+	Action  string          `json:"action"`
+	Subject string          `json:"subject"`
+	Actor   string          `json:"actor"`
+	Data    json.RawMessage `json:"data"`
+	Prev    []byte          `json:"prev"`
+	Hash    []byte          `json:"hash"`
+}
+
+// History returns a record's history, oldest first.
+func (c *Client) History(ctx context.Context, name string) ([]HistoryEntry, error) {
+	var h []HistoryEntry
+	_, err := c.do(ctx, http.MethodGet, "/api/v1/names/"+NameSegment(name)+"/history", nil, &h)
+	return h, err
+}
+
+// RuleInfo is a delegation rule as the API shows it.
+type RuleInfo struct {
+	ID      int64     `json:"id"`
+	Prefix  string    `json:"prefix"`
+	Target  string    `json:"target"`
+	Created time.Time `json:"created"`
+}
+
+// AddRule adds a delegation rule (admin).
+func (c *Client) AddRule(ctx context.Context, prefix, target string) (RuleInfo, error) {
+	var r RuleInfo
+	_, err := c.do(ctx, http.MethodPost, "/api/v1/rules", map[string]string{"prefix": prefix, "target": target}, &r)
+	return r, err
+}
+
+// Rules lists the delegation rules (admin).
+func (c *Client) Rules(ctx context.Context) ([]RuleInfo, error) {
+	var rs []RuleInfo
+	_, err := c.do(ctx, http.MethodGet, "/api/v1/rules", nil, &rs)
+	return rs, err
+}
+
+// RemoveRule deletes a delegation rule (admin).
+func (c *Client) RemoveRule(ctx context.Context, id int64) error {
+	_, err := c.do(ctx, http.MethodDelete, "/api/v1/rules/"+strconv.FormatInt(id, 10), nil, nil)
+	return err
+}

@@ -1,0 +1,395 @@
+// Package recordio reads and writes the resolver's records in the two
+// exchange formats of urikit import and urikit export:
+//
+//   - JSON Lines: one record a line, the body of PUT /api/v1/names/{urn}
+//     plus "urn" (and, for a withdrawn record, "status", "reason" and
+//     "successor", so that an export imports back whole);
+//   - CSV with the header urn,url[,type,label]: one row per location, the
+//     rows of one record consecutive and in the order of its locations.
+//
+// Readers stream: memory does not grow with the input. A bad row is
+// reported with its line number and the reader goes on with the next record.
+package recordio
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/urikit/urikit/resolver"
+)
+
+// Format is an exchange format.
+type Format uint8
+
+const (
+	JSONLines Format = iota + 1
+	CSV
+)
+
+func (f Format) String() string {
+	switch f {
+	case JSONLines:
+		return "jsonl"
+	case CSV:
+		return "csv"
+	}
+	return "unknown"
+}
+
+// ParseFormat reads a format name: "jsonl" (or "json", "ndjson") or "csv".
+func ParseFormat(s string) (Format, error) {
+	switch strings.ToLower(s) {
+	case "jsonl", "json", "ndjson":
+		return JSONLines, nil
+	case "csv":
+		return CSV, nil
+	}
+	return 0, fmt.Errorf("unknown format %q (jsonl or csv)", s)
+}
+
+// FormatOf guesses a file's format from its name: ".csv" is CSV, anything
+// else JSON Lines.
+func FormatOf(path string) Format {
+	if strings.EqualFold(filepath.Ext(path), ".csv") {
+		return CSV
+	}
+	return JSONLines
+}
+
+// Item is one record read from an exchange file.
+type Item struct {
+	resolver.NamedInput
+	Status    resolver.Status // Active, or Withdrawn for an exported withdrawn record
+	Reason    string
+	Successor string
+	Line      int // the line the record starts on (1-based)
+	EndLine   int // the last line of the record
+}
+
+// RowError is a record that could not be read; the reader skips it.
+type RowError struct {
+	Line int
+	Err  error
+}
+
+func (e *RowError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *RowError) Unwrap() error { return e.Err }
+
+// jsonRecord is one line of JSON Lines.
+type jsonRecord struct {
+	URN       string              `json:"urn"`
+	Aliases   []string            `json:"aliases,omitempty"`
+	Locations []resolver.Location `json:"locations"`
+	Metadata  json.RawMessage     `json:"metadata,omitempty"`
+	Redirect  int                 `json:"redirect,omitempty"`
+	Status    resolver.Status     `json:"status,omitempty"`
+	Reason    string              `json:"reason,omitempty"`
+	Successor string              `json:"successor,omitempty"`
+}
+
+// MaxLine bounds one line of input (and so one record of JSON Lines).
+const MaxLine = 4 << 20
+
+// Reader reads records one at a time.
+type Reader struct {
+	format Format
+	// JSON Lines
+	lines *bufio.Reader
+	line  int
+	// CSV
+	csv     *csv.Reader
+	cols    map[string]int
+	ncols   int
+	pending []string // the first row of the next record
+	pendAt  int
+	started bool
+	eof     bool
+}
+
+// NewReader reads format from r.
+func NewReader(r io.Reader, format Format) *Reader {
+	rd := &Reader{format: format}
+	if format == CSV {
+		rd.csv = csv.NewReader(r)
+		rd.csv.FieldsPerRecord = -1
+		rd.csv.ReuseRecord = false
+	} else {
+		rd.lines = bufio.NewReaderSize(r, 64<<10)
+	}
+	return rd
+}
+
+// Next returns the next record. At the end it returns io.EOF. A bad record
+// gives a *RowError, after which Next goes on with the following one; any
+// other error (reading the input failed) is final.
+func (r *Reader) Next() (Item, error) {
+	if r.format == CSV {
+		return r.nextCSV()
+	}
+	return r.nextJSON()
+}
+
+func (r *Reader) nextJSON() (Item, error) {
+	for {
+		line, err := r.readLine()
+		if err != nil {
+			return Item{}, err
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		var j jsonRecord
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&j); err != nil {
+			return Item{}, &RowError{r.line, fmt.Errorf("not a record: %v", err)}
+		}
+		if dec.More() {
+			return Item{}, &RowError{r.line, errors.New("more than one JSON value on the line")}
+		}
+		if j.URN == "" {
+			return Item{}, &RowError{r.line, errors.New(`no "urn"`)}
+		}
+		it := Item{Line: r.line, EndLine: r.line, Status: resolver.Active, Reason: j.Reason, Successor: j.Successor}
+		switch j.Status {
+		case "", resolver.Active:
+		case resolver.Withdrawn:
+			it.Status = resolver.Withdrawn
+		default:
+			return Item{}, &RowError{r.line, fmt.Errorf("status %q is neither active nor withdrawn", j.Status)}
+		}
+		it.URN = j.URN
+		it.Aliases, it.Locations, it.Metadata, it.Redirect = j.Aliases, j.Locations, j.Metadata, j.Redirect
+		return it, nil
+	}
+}
+
+// readLine returns the next line without its end; a line over MaxLine is
+// a RowError, read to its end and skipped.
+func (r *Reader) readLine() ([]byte, error) {
+	r.line++
+	var buf []byte
+	tooLong := false
+	for {
+		chunk, err := r.lines.ReadSlice('\n')
+		if !tooLong && len(buf)+len(chunk) > MaxLine {
+			tooLong, buf = true, nil
+		}
+		if !tooLong {
+			buf = append(buf, chunk...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		switch {
+		case tooLong:
+			return nil, &RowError{r.line, fmt.Errorf("line longer than %d bytes", MaxLine)}
+		case err != nil && len(buf) == 0:
+			return nil, io.EOF
+		}
+		return buf, nil
+	}
+}
+
+func (r *Reader) readRow() ([]string, int, error) {
+	row, err := r.csv.Read()
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return nil, pe.StartLine, &RowError{pe.StartLine, fmt.Errorf("not CSV: %v", pe.Err)}
+		}
+		return nil, 0, err
+	}
+	line, _ := r.csv.FieldPos(0)
+	return row, line, nil
+}
+
+func (r *Reader) nextCSV() (Item, error) {
+	if !r.started {
+		r.started = true
+		head, line, err := r.readRow()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return Item{}, io.EOF
+			}
+			return Item{}, err
+		}
+		if err := r.header(head); err != nil {
+			return Item{}, &RowError{line, err}
+		}
+	}
+	// Collect the consecutive rows of one URN.
+	var it Item
+	var bad error
+	take := func(row []string, line int) {
+		if it.URN == "" {
+			it = Item{Line: line, Status: resolver.Active}
+			it.URN = field(row, r.cols["urn"])
+		}
+		it.EndLine = line
+		loc := resolver.Location{URL: field(row, r.cols["url"]), Type: field(row, r.cols["type"]), Label: field(row, r.cols["label"])}
+		if len(row) != r.ncols && bad == nil {
+			bad = &RowError{line, fmt.Errorf("%d fields, the header has %d", len(row), r.ncols)}
+		}
+		if loc.URL == "" && bad == nil {
+			bad = &RowError{line, errors.New("empty url")}
+		}
+		it.Locations = append(it.Locations, loc)
+	}
+	if r.pending != nil {
+		row, line := r.pending, r.pendAt
+		r.pending = nil
+		if field(row, r.cols["urn"]) == "" {
+			return Item{}, &RowError{line, errors.New("empty urn")}
+		}
+		take(row, line)
+	}
+	for !r.eof {
+		row, line, err := r.readRow()
+		if errors.Is(err, io.EOF) {
+			r.eof = true
+			break
+		}
+		var re *RowError
+		if errors.As(err, &re) {
+			if it.URN == "" {
+				return Item{}, err
+			}
+			if bad == nil {
+				bad = err
+			}
+			continue
+		}
+		if err != nil {
+			return Item{}, err
+		}
+		if field(row, r.cols["urn"]) == "" && it.URN == "" {
+			return Item{}, &RowError{line, errors.New("empty urn")}
+		}
+		if it.URN != "" && field(row, r.cols["urn"]) != it.URN {
+			r.pending, r.pendAt = row, line
+			break
+		}
+		take(row, line)
+	}
+	if it.URN == "" {
+		return Item{}, io.EOF
+	}
+	if bad != nil {
+		var re *RowError
+		errors.As(bad, &re)
+		return Item{}, &RowError{re.Line, fmt.Errorf("record %s (lines %d-%d) skipped: %v", it.URN, it.Line, it.EndLine, re.Err)}
+	}
+	return it, nil
+}
+
+func field(row []string, i int) string {
+	if i < 0 || i >= len(row) {
+		return ""
+	}
+	return strings.TrimSpace(row[i])
+}
+
+func (r *Reader) header(h []string) error {
+	want := []string{"urn", "url", "type", "label"}
+	if len(h) < 2 || len(h) > 4 {
+		return fmt.Errorf("the header must be urn,url[,type,label], not %s", strings.Join(h, ","))
+	}
+	r.cols, r.ncols = map[string]int{"type": -1, "label": -1}, len(h)
+	for i, name := range h {
+		name = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(name, "\ufeff")))
+		if name != want[i] {
+			return fmt.Errorf("the header must be urn,url[,type,label], not %s", strings.Join(h, ","))
+		}
+		r.cols[name] = i
+	}
+	return nil
+}
+
+// Writer writes records in one format.
+type Writer struct {
+	format Format
+	w      *bufio.Writer
+	csv    *csv.Writer
+	wrote  bool
+}
+
+// NewWriter writes format to w. Call Flush at the end.
+func NewWriter(w io.Writer, format Format) *Writer {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	wr := &Writer{format: format, w: bw}
+	if format == CSV {
+		wr.csv = csv.NewWriter(bw)
+	}
+	return wr
+}
+
+// Write writes one record. CSV has no place for aliases, metadata, the
+// redirect status or withdrawal: Write reports whether it could write r
+// whole (a withdrawn record is not written to CSV at all).
+func (w *Writer) Write(r resolver.Record) (whole bool, err error) {
+	if w.format == CSV {
+		if !w.wrote {
+			w.wrote = true
+			if err := w.csv.Write([]string{"urn", "url", "type", "label"}); err != nil {
+				return false, err
+			}
+		}
+		if r.Status == resolver.Withdrawn {
+			return false, nil
+		}
+		for _, l := range r.Locations {
+			if err := w.csv.Write([]string{r.URN, l.URL, l.Type, l.Label}); err != nil {
+				return false, err
+			}
+		}
+		whole = len(r.Aliases) == 0 && (len(r.Metadata) == 0 || string(r.Metadata) == "{}") &&
+			(r.Redirect == 0 || r.Redirect == resolver.DefaultRedirect)
+		return whole, w.csv.Error()
+	}
+	j := jsonRecord{URN: r.URN, Aliases: r.Aliases, Locations: r.Locations, Metadata: r.Metadata}
+	if r.Redirect != resolver.DefaultRedirect {
+		j.Redirect = r.Redirect
+	}
+	if len(j.Metadata) == 0 || string(j.Metadata) == "{}" {
+		j.Metadata = nil
+	}
+	if r.Status == resolver.Withdrawn {
+		j.Status, j.Reason, j.Successor = resolver.Withdrawn, r.Reason, r.Successor
+	}
+	b, err := json.Marshal(j)
+	if err != nil {
+		return false, err
+	}
+	b = append(b, '\n')
+	_, err = w.w.Write(b)
+	return true, err
+}
+
+// Flush writes out what is buffered.
+func (w *Writer) Flush() error {
+	if w.csv != nil {
+		if !w.wrote {
+			w.wrote = true
+			if err := w.csv.Write([]string{"urn", "url", "type", "label"}); err != nil {
+				return err
+			}
+		}
+		w.csv.Flush()
+		if err := w.csv.Error(); err != nil {
+			return err
+		}
+	}
+	return w.w.Flush()
+}
