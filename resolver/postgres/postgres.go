@@ -36,6 +36,15 @@
 // of its own write (Commit, ReadAfter) reads it. While this process is
 // not listening (the primary is unreachable), every read goes to the
 // primary. Writes and reads inside Update always go to the primary.
+//
+// # Connections
+//
+// Each Store keeps a pool of up to Options.MaxConns connections to the
+// primary (and as many to the replica), plus one session that LISTENs:
+// that one must reach the server directly or through a pooler in session
+// mode (LISTEN does not work through transaction pooling). The schema
+// keeps keys and prefixes in the "C" collation, whatever the database's
+// locale.
 package postgres
 
 import (
