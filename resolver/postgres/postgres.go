@@ -94,6 +94,8 @@ type Store struct {
 	committed   atomic.Int64 // the last version this process committed
 	listening   atomic.Bool  // the listener is connected and caught up
 	replicaSeen atomic.Int64 // the replica has replayed at least this version
+	advMu       sync.Mutex
+	advanced    chan struct{} // closed and replaced when applied grows
 
 	stats stats
 
@@ -114,7 +116,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{opts: opts, pool: pool, done: make(chan struct{})}
+	s := &Store{opts: opts, pool: pool, done: make(chan struct{}), advanced: make(chan struct{})}
 	fail := func(err error) (*Store, error) {
 		pool.Close()
 		if s.replica != nil {

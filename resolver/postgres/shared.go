@@ -55,7 +55,37 @@ func (s *Store) cacheCurrent(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, mapErr(err)
 	}
+	// The notifications of a change just committed are usually a fraction
+	// of a millisecond away: waiting that long for them is cheaper than a
+	// query, and keeps the cache useful while others write.
+	if s.applied.Load() < v {
+		s.waitApplied(ctx, v, cacheWait)
+	}
 	return s.listening.Load() && s.applied.Load() >= v, nil
+}
+
+// cacheWait bounds how long CacheCurrent waits for notifications.
+const cacheWait = 2 * time.Millisecond
+
+// waitApplied waits until the notifications reach version v, at most d.
+func (s *Store) waitApplied(ctx context.Context, v int64, d time.Duration) {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		s.advMu.Lock()
+		ch := s.advanced
+		s.advMu.Unlock()
+		if s.applied.Load() >= v {
+			return
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // Stats are counts of what the store did since it was opened, for
@@ -151,8 +181,15 @@ func (s *Store) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
 	}
 }
 
-// advance raises applied to v (it never goes back).
-func (s *Store) advance(v int64) { raise(&s.applied, v) }
+// advance raises applied to v (it never goes back) and wakes whoever
+// waits for it.
+func (s *Store) advance(v int64) {
+	raise(&s.applied, v)
+	s.advMu.Lock()
+	close(s.advanced)
+	s.advanced = make(chan struct{})
+	s.advMu.Unlock()
+}
 
 // raise sets a to v if v is greater, and returns a's value.
 func raise(a *atomic.Int64, v int64) int64 {
