@@ -56,8 +56,15 @@ func New(opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	sweep()
 	base, err := os.MkdirTemp("", "urikit-pg-")
 	if err != nil {
+		return nil, err
+	}
+	// The owner file lets a later run remove this directory if this
+	// process dies without cleaning up (a panic, a timeout, kill -9).
+	if err := os.WriteFile(filepath.Join(base, "owner"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		os.RemoveAll(base)
 		return nil, err
 	}
 	c := &Cluster{bin: bin, acct: acct, base: base, opts: opts,
@@ -83,6 +90,25 @@ func New(opts Options) (*Cluster, error) {
 		return fail(err)
 	}
 	return c, nil
+}
+
+// sweep removes the clusters of test processes that died without closing
+// them (their servers died with them: see Pdeathsig in Start).
+func sweep() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "urikit-pg-*"))
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, "owner"))
+		if err != nil {
+			continue // being made right now, or not ours
+		}
+		pid, err := strconv.Atoi(string(b))
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			os.RemoveAll(d)
+		}
+	}
 }
 
 // run runs one of the PostgreSQL programs as the cluster's account.
