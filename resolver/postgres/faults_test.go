@@ -149,11 +149,21 @@ func TestServerHangs(t *testing.T) {
 			t.Errorf("%s took %v on a hung server (timeout %v)", name, took, timeout)
 		}
 	}
+	// The listener finds out that its connection no longer answers,
+	// though nothing closed it: the store stops trusting its cache.
+	deadline := time.Now().Add(5 * time.Second)
+	for st.Stats().Listening {
+		if time.Now().After(deadline) {
+			t.Fatal("the store still believes it is listening to a hung server after 5s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	if err := c.Thaw(); err != nil {
 		t.Fatal(err)
 	}
 	thawed = true
-	deadline := time.Now().Add(15 * time.Second)
+	waitListening(t, st)
+	deadline = time.Now().Add(15 * time.Second)
 	for {
 		_, err := svc.AddRule(ctx, admin, "urn:nbn:ch:", "https://ch.example/")
 		if err == nil {

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -161,7 +162,20 @@ func (s *Store) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
 	s.listening.Store(true)
 	defer s.listening.Store(false)
 	for {
-		n, err := conn.WaitForNotification(ctx)
+		// A connection that died without a word (a frozen server, a
+		// dropped network) would leave the store believing it hears
+		// everything: after a quiet spell, ask the server something.
+		wctx, wcancel := context.WithTimeout(ctx, listenQuiet)
+		n, err := conn.WaitForNotification(wctx)
+		wcancel()
+		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) && !conn.IsClosed() {
+			pctx, pcancel := context.WithTimeout(ctx, s.opts.Timeout)
+			err = conn.Ping(pctx)
+			pcancel()
+			if err == nil {
+				continue
+			}
+		}
 		if err != nil {
 			return err
 		}
@@ -180,6 +194,10 @@ func (s *Store) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
 		}
 	}
 }
+
+// listenQuiet is how long the listener waits for a notification before
+// it checks that its connection still answers.
+const listenQuiet = 2 * time.Second
 
 // advance raises applied to v (it never goes back) and wakes whoever
 // waits for it.
