@@ -33,7 +33,8 @@
 // trust authentication on loopback and the cluster's own socket directory.
 // The server process is a child of the test binary that gets SIGQUIT
 // (immediate shutdown) if the test binary dies, so that a crashed or killed
-// test run leaves no server behind.
+// test run leaves no server behind; the next New removes the directory
+// such a run left.
 package pgtest
 
 import (

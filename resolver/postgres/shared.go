@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,7 +56,37 @@ func (s *Store) cacheCurrent(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, mapErr(err)
 	}
+	// The notifications of a change just committed are usually a fraction
+	// of a millisecond away: waiting that long for them is cheaper than a
+	// query, and keeps the cache useful while others write.
+	if s.applied.Load() < v {
+		s.waitApplied(ctx, v, cacheWait)
+	}
 	return s.listening.Load() && s.applied.Load() >= v, nil
+}
+
+// cacheWait bounds how long CacheCurrent waits for notifications.
+const cacheWait = 2 * time.Millisecond
+
+// waitApplied waits until the notifications reach version v, at most d.
+func (s *Store) waitApplied(ctx context.Context, v int64, d time.Duration) {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		s.advMu.Lock()
+		ch := s.advanced
+		s.advMu.Unlock()
+		if s.applied.Load() >= v {
+			return
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // Stats are counts of what the store did since it was opened, for
@@ -131,7 +162,20 @@ func (s *Store) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
 	s.listening.Store(true)
 	defer s.listening.Store(false)
 	for {
-		n, err := conn.WaitForNotification(ctx)
+		// A connection that died without a word (a frozen server, a
+		// dropped network) would leave the store believing it hears
+		// everything: after a quiet spell, ask the server something.
+		wctx, wcancel := context.WithTimeout(ctx, listenQuiet)
+		n, err := conn.WaitForNotification(wctx)
+		wcancel()
+		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) && !conn.IsClosed() {
+			pctx, pcancel := context.WithTimeout(ctx, s.opts.Timeout)
+			err = conn.Ping(pctx)
+			pcancel()
+			if err == nil {
+				continue
+			}
+		}
 		if err != nil {
 			return err
 		}
@@ -151,25 +195,43 @@ func (s *Store) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
 	}
 }
 
-// advance raises applied to v (it never goes back).
+// listenQuiet is how long the listener waits for a notification before
+// it checks that its connection still answers.
+const listenQuiet = 2 * time.Second
+
+// advance raises applied to v (it never goes back) and wakes whoever
+// waits for it.
 func (s *Store) advance(v int64) {
+	raise(&s.applied, v)
+	s.advMu.Lock()
+	close(s.advanced)
+	s.advanced = make(chan struct{})
+	s.advMu.Unlock()
+}
+
+// raise sets a to v if v is greater, and returns a's value.
+func raise(a *atomic.Int64, v int64) int64 {
 	for {
-		old := s.applied.Load()
-		if v <= old || s.applied.CompareAndSwap(old, v) {
-			return
+		old := a.Load()
+		if v <= old {
+			return old
+		}
+		if a.CompareAndSwap(old, v) {
+			return v
 		}
 	}
 }
 
 // readPool picks where a read outside a transaction goes: the replica
 // when it has replayed everything the read must see (the last version
-// this process was notified of, and the context's ReadAfter), after
+// this process was notified of or committed, and the context's
+// ReadAfter), after
 // waiting up to ReplicaWait for it; else the primary.
 func (s *Store) readPool(ctx context.Context) querier {
 	if s.replica == nil || !s.listening.Load() {
 		return s.pool
 	}
-	need := max(s.applied.Load(), minVersion(ctx))
+	need := max(s.applied.Load(), s.committed.Load(), minVersion(ctx))
 	if s.replicaSeen.Load() >= need {
 		return s.replica
 	}
@@ -196,17 +258,7 @@ func (s *Store) readPool(ctx context.Context) querier {
 
 // seeReplica records that the replica has replayed version v, and returns
 // the highest version it is known to have replayed.
-func (s *Store) seeReplica(v int64) int64 {
-	for {
-		old := s.replicaSeen.Load()
-		if v <= old {
-			return old
-		}
-		if s.replicaSeen.CompareAndSwap(old, v) {
-			return v
-		}
-	}
-}
+func (s *Store) seeReplica(v int64) int64 { return raise(&s.replicaSeen, v) }
 
 // ---- read-your-writes ----
 
@@ -222,14 +274,7 @@ type Commit struct{ v atomic.Int64 }
 // 0 when there was none.
 func (c *Commit) Version() int64 { return c.v.Load() }
 
-func (c *Commit) note(v int64) {
-	for {
-		old := c.v.Load()
-		if v <= old || c.v.CompareAndSwap(old, v) {
-			return
-		}
-	}
-}
+func (c *Commit) note(v int64) { raise(&c.v, v) }
 
 // TrackCommits returns a context whose Updates record their commit's
 // version in the returned Commit. An HTTP layer wraps a write request's
@@ -292,6 +337,9 @@ type versionRead struct {
 }
 
 func (g *versionGate) read(ctx context.Context) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	g.mu.Lock()
 	var r *versionRead
 	if g.running == nil {
