@@ -227,6 +227,11 @@ func (imp *importer) run() int {
 	}
 	defer d.Close()
 	sink := d.importer()
+	if rs, ok := sink.(*remoteSink); ok {
+		if err := rs.preflight(writeCtx); err != nil {
+			return fail(s, "import", imp.t, err)
+		}
+	}
 
 	resume := imp.state.Line
 	imp.done.Store(imp.state.Records)
@@ -750,6 +755,22 @@ func (r *remoteSink) write(ctx context.Context, items []recordio.Item) ([]itemRe
 		out[i] = res
 	}
 	return out, nil
+}
+
+// preflight checks the token before the first record: the admin token
+// may write no name, and an unknown token none either, so that an import
+// with the wrong one stops at once instead of refusing every record.
+func (r *remoteSink) preflight(ctx context.Context) error {
+	_, err := r.c.Authorities(ctx)
+	switch k := resolver.KindOf(err); {
+	case err == nil:
+		return &resolver.Error{Kind: resolver.KindForbidden, Offset: -1,
+			Message: "this is the admin token, which writes no names: import with a token of the naming authority that owns them"}
+	case k == resolver.KindForbidden:
+		return nil // a maintainer's token, as it should be
+	default:
+		return err
+	}
 }
 
 func (r *remoteSink) one(ctx context.Context, it recordio.Item) (itemResult, error) {

@@ -109,7 +109,9 @@ func runServe(args []string, s *stdio) int {
 	}
 	envOr(fs, "addr", envAddr, &c.addr)
 	envOr(fs, "data", envData, &c.data)
-	envOr(fs, "db", envDB, &c.db)
+	if !flagSet(fs, "data") { // --data given: URIKIT_DB does not override it
+		envOr(fs, "db", envDB, &c.db)
+	}
 	envOr(fs, "read-db", envReadDB, &c.readDB)
 	envOr(fs, "dns", envDNS, &c.dns)
 	envOr(fs, "log-format", envLogFormat, &c.logFormat)

@@ -435,3 +435,23 @@ func TestProgress(t *testing.T) {
 		t.Fatalf("report over the bar: %q", b.String())
 	}
 }
+
+// TestImportWrongToken: an import through a server with the admin token,
+// or with no valid token, stops before the first record.
+func TestImportWrongToken(t *testing.T) {
+	hermetic(t)
+	srv := startServer(t, filepath.Join(t.TempDir(), "data"))
+	cli(t, exitOK, "authority", "add", "Example", "urn:example:", "--server", srv.URL, "--token", srv.Token)
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	genRecords(t, in, 20)
+	for tok, want := range map[string]string{
+		srv.Token:       "this is the admin token, which writes no names",
+		"urikit_nobody": "unknown token",
+		"":              "this needs a token",
+	} {
+		_, errs := cli(t, exitInvalid, "import", in, "--server", srv.URL, "--token", tok)
+		if !strings.Contains(errs, want) || strings.Contains(errs, "line ") {
+			t.Errorf("token %q: %s", tok, errs)
+		}
+	}
+}
