@@ -116,3 +116,42 @@ func TestRedactDSN(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRedactDSN: a password written in a URL's user information or as a
+// password= setting never survives redaction, whatever surrounds it.
+func FuzzRedactDSN(f *testing.F) {
+	for _, s := range []string{"postgres://u:%s@db/x", "host=db password=%s dbname=x", "postgres://db/x?password=%s&sslmode=disable",
+		"postgresql://u:%s@[::1]:5432/x", "user=u password = %s"} {
+		f.Add(s, "s3cret")
+	}
+	f.Fuzz(func(t *testing.T, format, pw string) {
+		if strings.Count(format, "%s") != 1 || strings.Contains(format, "%!") || len(pw) < 4 {
+			return
+		}
+		for _, c := range pw {
+			if !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+				return
+			}
+		}
+		in := strings.Replace(format, "%s", pw, 1)
+		out := redactDSN(in) // never panics, whatever the input
+		if strings.Contains(out, pw) && !strings.Contains(strings.Replace(in, pw, "", 1), pw) && carriesPassword(in, pw) {
+			t.Fatalf("redactDSN(%q) = %q keeps the password", in, out)
+		}
+	})
+}
+
+// carriesPassword reports whether pw stands where a DSN keeps its
+// password: right after "password=" (spaces allowed around "="), or
+// between "://user:" and "@" of a URL that parses.
+func carriesPassword(dsn, pw string) bool {
+	if u, err := url.Parse(dsn); err == nil && u.User != nil {
+		if p, ok := u.User.Password(); ok && p == pw {
+			return true
+		}
+		if u.Query().Get("password") == pw {
+			return true
+		}
+	}
+	return dsnPassword.FindStringSubmatch(dsn) != nil && strings.Contains(dsnPassword.FindStringSubmatch(dsn)[2], pw)
+}
