@@ -387,8 +387,8 @@ func TestImportSpeed(t *testing.T) {
 }
 
 // TestImportNotAServer: an import against something that is not a urikit
-// server stops at the first answer, on one line, instead of reporting
-// every record.
+// server stops at the first answer (the token check), on one line, instead
+// of reporting every record.
 func TestImportNotAServer(t *testing.T) {
 	hermetic(t)
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -401,11 +401,30 @@ func TestImportNotAServer(t *testing.T) {
 	genRecords(t, in, 100)
 	_, errs := cli(t, exitInvalid, "import", in, "--server", other.URL, "--token", "t")
 	if strings.Contains(errs, "(skipped)") || strings.Contains(errs, "<html>") ||
-		!strings.Contains(errs, "urikit import: stopped: PUT "+other.URL) || !strings.Contains(errs, "405 Method Not Allowed (text/html), not a urikit resolver's problem details") {
+		!strings.Contains(errs, "urikit import: GET "+other.URL+"/api/v1/authorities answered 405 Method Not Allowed (text/html), not a urikit resolver's problem details") {
 		t.Fatalf("stderr:\n%s", errs)
 	}
 	if _, err := os.Stat(in + stateSuffix); !os.IsNotExist(err) {
 		t.Fatal("a state file was left with nothing to resume")
+	}
+
+	// A proxy that fails in the middle of an import: the import stops
+	// (after retrying), it does not refuse the records one by one.
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == "GET" {
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(403)
+			io.WriteString(w, `{"type":"about:blank","title":"Forbidden","status":403,"detail":"only the admin token may do this"}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		io.WriteString(w, "<html>\n<body>502 Bad Gateway</body>\n</html>\n")
+	}))
+	defer proxy.Close()
+	_, errs = cli(t, exitInvalid, "import", in, "--server", proxy.URL, "--token", "t", "--workers", "1")
+	if strings.Contains(errs, "(skipped)") || !strings.Contains(errs, "urikit import: stopped: PUT "+proxy.URL+"/api/v1/names/urn:example:rec-0000000 answered 502 Bad Gateway (text/html)") {
+		t.Fatalf("stderr:\n%s", errs)
 	}
 }
 
