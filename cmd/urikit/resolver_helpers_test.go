@@ -102,7 +102,13 @@ func startServer(t *testing.T, data string, env ...string) *server {
 // is) on a loopback port.
 func startServerArgs(t *testing.T, args []string, env ...string) *server {
 	t.Helper()
-	cmd := child(append([]string{"serve", "--addr", "127.0.0.1:0", "--log-format", "json"}, args...)...)
+	base := []string{"serve", "--addr", "127.0.0.1:0", "--log-format", "json"}
+	for _, kv := range env {
+		if strings.HasPrefix(kv, envAddr+"=") {
+			base = []string{"serve", "--log-format", "json"} // the address comes from the environment
+		}
+	}
+	cmd := child(append(base, args...)...)
 	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {

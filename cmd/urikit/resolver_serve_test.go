@@ -45,9 +45,15 @@ func TestServeAdminToken(t *testing.T) {
 	cli(t, exitOK, "authority", "list", "--server", again.URL, "--token", srv.Token)
 	again.Stop(t)
 
-	fresh := startServer(t, filepath.Join(t.TempDir(), "data"), envAdminToken+"=urikit_from-the-environment")
+	// Configured by the environment alone: URIKIT_ADDR, URIKIT_DATA and
+	// URIKIT_ADMIN_TOKEN.
+	envData := filepath.Join(t.TempDir(), "from-env")
+	fresh := startServerArgs(t, nil, envAddr+"=127.0.0.1:0", "URIKIT_DATA="+envData, envAdminToken+"=urikit_from-the-environment")
 	if fresh.Token != "" {
 		t.Fatalf("URIKIT_ADMIN_TOKEN set, yet a token was printed:\n%s", fresh.Out)
+	}
+	if !strings.Contains(fresh.Out, "(data directory "+envData+")") {
+		t.Fatalf("URIKIT_DATA not used:\n%s", fresh.Out)
 	}
 	cli(t, exitOK, "authority", "list", "--server", fresh.URL, "--token", "urikit_from-the-environment")
 }
