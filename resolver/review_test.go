@@ -1,0 +1,103 @@
+package resolver_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/memstore"
+	"github.com/urikit/urikit/urn"
+)
+
+// fixture is a Service over a fresh memstore with the admin principal.
+type fixture struct {
+	t     *testing.T
+	ctx   context.Context
+	store *memstore.Store
+	svc   *resolver.Service
+	admin resolver.Principal
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{t: t, ctx: context.Background(), store: memstore.New()}
+	f.svc = resolver.New(f.store, resolver.Options{AdminToken: "admin-secret"})
+	f.admin = f.auth("admin-secret")
+	return f
+}
+
+func (f *fixture) auth(tok string) resolver.Principal {
+	f.t.Helper()
+	p, err := f.svc.Authenticate(f.ctx, tok)
+	if err != nil {
+		f.t.Fatalf("Authenticate: %v", err)
+	}
+	return p
+}
+
+// authority creates an authority and returns its first maintainer.
+func (f *fixture) authority(name string, prefixes ...string) (resolver.Authority, resolver.Principal, string) {
+	f.t.Helper()
+	a, tok, err := f.svc.CreateAuthority(f.ctx, f.admin, name, prefixes)
+	if err != nil {
+		f.t.Fatalf("CreateAuthority %s: %v", name, err)
+	}
+	return a, f.auth(tok), tok
+}
+
+func locs(urls ...string) resolver.RecordInput {
+	var in resolver.RecordInput
+	for _, u := range urls {
+		in.Locations = append(in.Locations, resolver.Location{URL: u})
+	}
+	return in
+}
+
+func (f *fixture) put(p resolver.Principal, name string, in resolver.RecordInput) resolver.Record {
+	f.t.Helper()
+	r, _, err := f.svc.Put(f.ctx, p, name, in)
+	if err != nil {
+		f.t.Fatalf("Put %s: %v", name, err)
+	}
+	return r
+}
+
+func (f *fixture) lookup(name string) (resolver.Record, error) {
+	return f.svc.Lookup(f.ctx, urn.MustParse(name))
+}
+
+func wantKind(t *testing.T, what string, err error, k resolver.Kind) {
+	t.Helper()
+	if got := resolver.KindOf(err); got != k {
+		t.Fatalf("%s: %v (kind %v), want kind %v", what, err, got, k)
+	}
+}
+
+// A caller that changes the record Lookup gave it (a handler adding the
+// q-component to a location, sorting locations by preference) must not
+// change what the next caller is told: the lookup cache shares nothing
+// with its callers.
+func TestLookupResultIsTheCallersOwn(t *testing.T) {
+	f := newFixture(t)
+	_, m, _ := f.authority("A", "urn:example:")
+	in := locs("http://one.example/", "http://two.example/")
+	in.Aliases = []string{"urn:example:alias"}
+	in.Metadata = []byte(`{"t":"x"}`)
+	f.put(m, "urn:example:a", in)
+	for range 2 { // the first lookup fills the cache, the second is a hit
+		r, err := f.lookup("urn:example:a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Locations[0].URL = "http://mutated.example/"
+		r.Aliases[0] = "urn:example:mutated"
+		r.Metadata[2] = 'X'
+	}
+	r, err := f.lookup("urn:example:a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Locations[0].URL != "http://one.example/" || r.Aliases[0] != "urn:example:alias" || string(r.Metadata) != `{"t":"x"}` {
+		t.Fatalf("a caller's change reached the cache: %+v %q %s", r.Locations, r.Aliases, r.Metadata)
+	}
+}
