@@ -101,3 +101,46 @@ func TestLookupResultIsTheCallersOwn(t *testing.T) {
 		t.Fatalf("a caller's change reached the cache: %+v %q %s", r.Locations, r.Aliases, r.Metadata)
 	}
 }
+
+// Prefixes are compared in canonical lexical form, so "urn:nbn:DE:" and
+// "urn:nbn:de:101-" do not overlap; but RFC 8458 makes the NBN prefix
+// case-insensitive, so urn:nbn:DE:101-x IS urn:nbn:de:101-x. The authority
+// holding the case variant must not create (or alias) a name equivalent to
+// one under another authority's prefix: it would take that name over and
+// lock its owner out of it.
+func TestNoNameEquivalentToAnotherAuthoritysName(t *testing.T) {
+	f := newFixture(t)
+	_, dnb, _ := f.authority("DNB", "urn:nbn:de:101-")
+	_, evil, _ := f.authority("Evil", "urn:nbn:DE:", "urn:IETF:RFC:")
+	_, ietf, _ := f.authority("IETF", "urn:ietf:rfc:")
+
+	_, _, err := f.svc.Put(f.ctx, evil, "urn:nbn:DE:101-x", locs("http://evil.example/"))
+	wantKind(t, "a name equivalent to one under another authority's prefix", err, resolver.KindForbidden)
+	in := locs("http://evil.example/")
+	in.Aliases = []string{"urn:nbn:DE:101-y"}
+	_, _, err = f.svc.Put(f.ctx, evil, "urn:nbn:DE:999-z", in)
+	wantKind(t, "an alias equivalent to one under another authority's prefix", err, resolver.KindForbidden)
+	_, _, err = f.svc.Put(f.ctx, evil, "urn:ietf:RFC:2141", locs("http://evil.example/"))
+	wantKind(t, "RFC 2648: the whole URN is case-insensitive", err, resolver.KindForbidden)
+	res, err := f.svc.PutMany(f.ctx, evil, []resolver.NamedInput{{URN: "urn:nbn:DE:101-w", RecordInput: locs("http://evil.example/")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantKind(t, "PutMany", res[0].Err, resolver.KindForbidden)
+
+	// The owners still register their names, and the case variant keeps
+	// the names no one else owns.
+	f.put(dnb, "urn:nbn:de:101-x", locs("http://dnb.example/"))
+	f.put(ietf, "urn:ietf:rfc:2141", locs("http://ietf.example/"))
+	f.put(evil, "urn:nbn:DE:999-z", locs("http://evil.example/"))
+	for name, want := range map[string]string{"urn:nbn:de:101-x": "http://dnb.example/", "urn:nbn:de:101-w": "", "urn:IETF:rfc:2141": "http://ietf.example/"} {
+		r, err := f.lookup(name)
+		if want == "" {
+			wantKind(t, name, err, resolver.KindNotFound)
+			continue
+		}
+		if err != nil || r.Locations[0].URL != want {
+			t.Fatalf("%s resolves to %+v (%v), want %s", name, r.Locations, err, want)
+		}
+	}
+}

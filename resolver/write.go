@@ -302,6 +302,16 @@ func ownerOf(auths []Authority, canonical string) (Authority, bool) {
 // mayWrite checks that p maintains the authority owning every one of names
 // (all under one authority), and returns p acting for that authority: the
 // operator acts for whichever authority owns the names.
+//
+// A name belongs to the authority whose prefix its canonical lexical form
+// lies under. Prefixes are compared lexically, but names are matched by
+// their namespace's equivalence too, so a name may also be equivalent to
+// names under another authority's prefix: urn:nbn:DE:101-x is
+// urn:nbn:de:101-x (RFC 8458 §4.3 makes the NBN prefix case-insensitive),
+// and urn:isbn:0-395-36341-1 is urn:isbn:9780395363416. Its key (the
+// namespace's normal form) is what lookups find, so when the key lies
+// under another authority's prefix the name is that authority's too, and
+// nobody else may create it.
 func mayWrite(auths []Authority, p Principal, names ...urn.URN) (Principal, error) {
 	for i, n := range names {
 		a, ok := ownerOf(auths, n.CanonicalString())
@@ -313,6 +323,11 @@ func mayWrite(auths []Authority, p Principal, names ...urn.URN) (Principal, erro
 		}
 		if a.ID != p.AuthorityID {
 			return p, errorf(KindForbidden, "%s belongs to another naming authority", n.AssignedName())
+		}
+		if k := n.Key(); k != n.CanonicalString() {
+			if b, ok := ownerOf(auths, k); ok && b.ID != a.ID {
+				return p, errorf(KindForbidden, "%s is equivalent to %s, which belongs to another naming authority", n.AssignedName(), k)
+			}
 		}
 	}
 	return p, nil
