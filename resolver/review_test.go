@@ -144,3 +144,60 @@ func TestNoNameEquivalentToAnotherAuthoritysName(t *testing.T) {
 		}
 	}
 }
+
+// A request authenticates before its write's transaction starts. A
+// revocation, or a transfer of the authority, that commits in between
+// must stop the write: otherwise a maintainer being removed keeps writing
+// after the revocation was acknowledged, and can even mint a new token
+// for itself that the revocation never saw.
+func TestRevokedPrincipalWritesNothing(t *testing.T) {
+	f := newFixture(t)
+	a, m1, _ := f.authority("A", "urn:example:")
+	f.put(m1, "urn:example:a", locs("http://a.example/"))
+	tok2, secret2, err := f.svc.AddToken(f.ctx, m1, a.ID, "leaving")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2 := f.auth(secret2) // authenticated, then revoked before it acts
+	if err := f.svc.RevokeToken(f.ctx, m1, a.ID, tok2.ID); err != nil {
+		t.Fatal(err)
+	}
+	head, _ := f.store.Head(f.ctx)
+
+	_, _, err = f.svc.Put(f.ctx, m2, "urn:example:a", locs("http://evil.example/"))
+	wantKind(t, "Put after revocation", err, resolver.KindUnauthorized)
+	_, _, err = f.svc.Put(f.ctx, m2, "urn:example:new", locs("http://evil.example/"))
+	wantKind(t, "Put of a new name after revocation", err, resolver.KindUnauthorized)
+	_, err = f.svc.PutMany(f.ctx, m2, []resolver.NamedInput{{URN: "urn:example:b", RecordInput: locs("http://evil.example/")}})
+	wantKind(t, "PutMany after revocation", err, resolver.KindUnauthorized)
+	_, err = f.svc.Withdraw(f.ctx, m2, "urn:example:a", "", "")
+	wantKind(t, "Withdraw after revocation", err, resolver.KindUnauthorized)
+	_, _, err = f.svc.AddToken(f.ctx, m2, a.ID, "back door")
+	wantKind(t, "AddToken after revocation", err, resolver.KindUnauthorized)
+	if _, _, err := f.svc.AddToken(f.ctx, m1, a.ID, "third"); err != nil {
+		t.Fatal(err)
+	}
+	head, _ = f.store.Head(f.ctx)
+	err = f.svc.RevokeToken(f.ctx, m2, a.ID, m1.TokenID)
+	wantKind(t, "RevokeToken after revocation", err, resolver.KindUnauthorized)
+	if h, _ := f.store.Head(f.ctx); h.Seq != head.Seq {
+		t.Fatalf("a revoked token's writes appended %d history entries", h.Seq-head.Seq)
+	}
+
+	// A transfer revokes every old token: the old owner is out as well.
+	_, _, err = f.svc.TransferAuthority(f.ctx, f.admin, a.ID, "New owner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ = f.store.Head(f.ctx)
+	_, _, err = f.svc.Put(f.ctx, m1, "urn:example:a", locs("http://old-owner.example/"))
+	wantKind(t, "Put by the old owner after a transfer", err, resolver.KindUnauthorized)
+	_, err = f.svc.Withdraw(f.ctx, m1, "urn:example:a", "", "")
+	wantKind(t, "Withdraw by the old owner after a transfer", err, resolver.KindUnauthorized)
+	if h, _ := f.store.Head(f.ctx); h.Seq != head.Seq {
+		t.Fatalf("refused writes appended %d history entries", h.Seq-head.Seq)
+	}
+	if r, err := f.lookup("urn:example:a"); err != nil || r.Status != resolver.Active || r.Locations[0].URL != "http://a.example/" {
+		t.Fatalf("the record changed: %+v %v", r, err)
+	}
+}

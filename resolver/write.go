@@ -54,6 +54,9 @@ func (s *Service) Put(ctx context.Context, p Principal, name string, in RecordIn
 	var retired []string
 	for attempt := 1; ; attempt++ {
 		err = s.store.Update(ctx, func(tx Tx) error {
+			if err := stillValid(ctx, tx, p); err != nil {
+				return err
+			}
 			var err error
 			retired = retired[:0]
 			out, created, err = s.put(ctx, tx, p, u, draft, aliasKeys, &retired)
@@ -125,6 +128,9 @@ func (s *Service) PutMany(ctx context.Context, p Principal, batch []NamedInput) 
 	var err error
 	for attempt := 1; ; attempt++ {
 		err = s.store.Update(ctx, func(tx Tx) error {
+			if err := stillValid(ctx, tx, p); err != nil {
+				return err
+			}
 			out = slices.Clone(res)
 			retired = retired[:0]
 			for i := range batch {
@@ -333,6 +339,26 @@ func mayWrite(auths []Authority, p Principal, names ...urn.URN) (Principal, erro
 	return p, nil
 }
 
+// stillValid checks, in the transaction that writes, that the token p
+// authenticated with is still valid. Authenticate ran before the
+// transaction began: a revocation or a transfer committed in between must
+// stop the write, not let it land after the revocation was acknowledged.
+func stillValid(ctx context.Context, tx Tx, p Principal) error {
+	if p.TokenID == 0 {
+		return nil // the admin and the operator hold no revocable token
+	}
+	toks, err := tx.Tokens(ctx, p.AuthorityID)
+	if err != nil {
+		return err
+	}
+	for _, t := range toks {
+		if t.ID == p.TokenID && t.Active() {
+			return nil
+		}
+	}
+	return errorf(KindUnauthorized, "this token was revoked")
+}
+
 // put writes one record in tx; it appends to retired the keys of aliases
 // the record no longer lists.
 func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft Record, aliasKeys []string, retired *[]string) (Record, bool, error) {
@@ -479,6 +505,9 @@ func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, succe
 	}
 	var out Record
 	err = s.store.Update(ctx, func(tx Tx) error {
+		if err := stillValid(ctx, tx, p); err != nil {
+			return err
+		}
 		auths, err := tx.Authorities(ctx)
 		if err != nil {
 			return err
