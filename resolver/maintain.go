@@ -43,8 +43,13 @@ func (s *Service) Migrate(ctx context.Context) (MigrateReport, error) {
 				}
 				nk := k
 				nk.Key, nk.Version = u.Key(), urn.KeyVersion
+				holder, role, err := tx.RecordByKey(ctx, nk.Key)
+				held := err == nil
+				if err != nil && !errors.Is(err, ErrNotFound) {
+					return err
+				}
 				if nk.Key != k.Key {
-					if holder, _, err := tx.RecordByKey(ctx, nk.Key); err == nil && holder.ID != k.RecordID {
+					if held && holder.ID != k.RecordID {
 						conflicts = append(conflicts, k.Spelling)
 						continue
 					}
@@ -62,6 +67,15 @@ func (s *Service) Migrate(ctx context.Context) (MigrateReport, error) {
 							return err
 						}
 					}
+				}
+				// The record may hold nk.Key already: two of its names
+				// have become equivalent (an ISBN-10 name and its ISBN-13
+				// alias), or this transaction wrote the row already and k
+				// is an older copy of it. One row stays, with the role
+				// that matters most, so that the name never turns into an
+				// alias of its own record.
+				if held && roleRank(role) > roleRank(k.Role) {
+					continue
 				}
 				if err := tx.PutKey(ctx, nk); err != nil {
 					return err
@@ -82,6 +96,18 @@ func (s *Service) Migrate(ctx context.Context) (MigrateReport, error) {
 	}
 	s.Invalidate()
 	return rep, nil
+}
+
+// roleRank orders roles by what they do: a name over an alias, which
+// resolves, over a retired alias, which only reserves.
+func roleRank(r Role) int {
+	switch r {
+	case RoleName:
+		return 2
+	case RoleAlias:
+		return 1
+	}
+	return 0
 }
 
 // Verify checks the whole history, entry by entry, and returns how many
