@@ -22,6 +22,32 @@ type MigrateReport struct {
 // become equivalent, and people must decide which one stays.
 func (s *Service) Migrate(ctx context.Context) (MigrateReport, error) {
 	var rep MigrateReport
+	// A key's new value may be the old value of a key later in key order,
+	// which has not moved yet when the first is tried: that is no
+	// conflict, and the next pass moves it. Passes go on while they move
+	// keys and leave some in conflict; each moves at least one stale key
+	// for good, so they end.
+	for pass := 0; ; pass++ {
+		p, err := s.migratePass(ctx)
+		if pass == 0 {
+			rep.Checked = p.Checked
+		}
+		rep.Rekeyed += p.Rekeyed
+		rep.Conflicts = p.Conflicts
+		if err != nil {
+			return rep, err
+		}
+		if p.Rekeyed == 0 || len(p.Conflicts) == 0 {
+			break
+		}
+	}
+	s.Invalidate()
+	return rep, nil
+}
+
+// migratePass is one pass of Migrate over the stale keys, in key order.
+func (s *Service) migratePass(ctx context.Context) (MigrateReport, error) {
+	var rep MigrateReport
 	after := ""
 	for {
 		keys, err := s.store.StaleKeys(ctx, urn.KeyVersion, after, 500)
@@ -94,7 +120,6 @@ func (s *Service) Migrate(ctx context.Context) (MigrateReport, error) {
 		rep.Checked += len(keys)
 		rep.Rekeyed += rekeyed
 	}
-	s.Invalidate()
 	return rep, nil
 }
 
