@@ -59,9 +59,11 @@ func (s *Service) migratePass(ctx context.Context) (MigrateReport, error) {
 		}
 		after = keys[len(keys)-1].Key
 		rekeyed := 0
+		var conflicts []string
 		err = s.store.Update(ctx, func(tx Tx) error {
-			rekeyed = 0
-			var conflicts []string
+			// fn may run again (Store.Update): it only sets what it
+			// reports, and the report is taken once the batch committed.
+			rekeyed, conflicts = 0, nil
 			for _, k := range keys {
 				u, err := urn.Parse(k.Spelling)
 				if err != nil {
@@ -107,7 +109,6 @@ func (s *Service) migratePass(ctx context.Context) (MigrateReport, error) {
 					return err
 				}
 			}
-			rep.Conflicts = append(rep.Conflicts, conflicts...)
 			if rekeyed == 0 {
 				return nil
 			}
@@ -119,6 +120,7 @@ func (s *Service) migratePass(ctx context.Context) (MigrateReport, error) {
 		}
 		rep.Checked += len(keys)
 		rep.Rekeyed += rekeyed
+		rep.Conflicts = append(rep.Conflicts, conflicts...)
 	}
 	return rep, nil
 }

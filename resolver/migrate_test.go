@@ -1,9 +1,12 @@
 package resolver_test
 
 import (
+	"context"
+	"errors"
 	"testing"
 
 	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/memstore"
 )
 
 // oldBuild rewrites a record's keys as a build with lexical-only keys
@@ -156,3 +159,44 @@ func TestMigrateKeysThatMoveIntoEachOthersPlace(t *testing.T) {
 		}
 	}
 }
+
+// retryingStore runs every Update's fn twice, the first time in a
+// transaction it rolls back, as PostgreSQL's store does after a
+// serialization failure: the Store contract lets it, so fn must have no
+// effect outside its transaction.
+type retryingStore struct{ *memstore.Store }
+
+var errRollback = errors.New("serialization failure (test)")
+
+func (s retryingStore) Update(ctx context.Context, fn func(resolver.Tx) error) error {
+	err := s.Store.Update(ctx, func(tx resolver.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return errRollback
+	})
+	if !errors.Is(err, errRollback) {
+		return err
+	}
+	return s.Store.Update(ctx, fn)
+}
+
+func TestMigrateReportSurvivesARetriedTransaction(t *testing.T) {
+	f := newFixture(t)
+	f.svc = resolver.New(retryingStore{f.store}, resolver.Options{AdminToken: "admin-secret"})
+	_, m, _ := f.authority("A", "urn:example:")
+	f.put(m, "urn:example:c", locs("http://c.example/"))
+	d := f.put(m, "urn:example:d", locs("http://d.example/"))
+	rekey(f, d, "urn:example:c-old")
+	err := f.store.Update(f.ctx, func(tx resolver.Tx) error {
+		return tx.PutKey(f.ctx, resolver.Key{Key: "urn:example:c-old", Spelling: "urn:example:c", RecordID: d.ID, Role: resolver.RoleName})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := f.svc.Migrate(f.ctx)
+	if err != nil || len(rep.Conflicts) != 1 {
+		t.Fatalf("Migrate through a retrying store: %+v %v, want one conflict", rep, err)
+	}
+}
+
