@@ -7,6 +7,7 @@ import (
 
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/memstore"
+	"github.com/urikit/urikit/resolver/storetest"
 )
 
 // oldBuild rewrites a record's keys as a build with lexical-only keys
@@ -200,3 +201,10 @@ func TestMigrateReportSurvivesARetriedTransaction(t *testing.T) {
 	}
 }
 
+// The whole suite over a store that retries every transaction once: no
+// Service write may depend on its fn running only once.
+func TestStoreSuiteWithRetriedTransactions(t *testing.T) {
+	storetest.Run(t, storetest.Backend{
+		New: func(t *testing.T) resolver.Store { return retryingStore{memstore.New()} },
+	})
+}

@@ -400,6 +400,7 @@ func testHistory(t *testing.T, b Backend) {
 	odd := json.RawMessage(`{"b":1,  "a":[1,2] ,"é":"\u00e9"}`)
 	var sealed []resolver.Entry
 	update(t, s, func(tx resolver.Tx) error {
+		sealed = sealed[:0] // fn may run again (Store.Update)
 		for i := range 3 {
 			e := resolver.Entry{Time: t0.Add(time.Duration(i) * time.Second).Add(789 * time.Nanosecond),
 				Action: resolver.ActionNameUpdate, Subject: "urn:example:a", RecordID: 7, AuthorityID: 3,
