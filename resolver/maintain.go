@@ -22,6 +22,9 @@ type MigrateReport struct {
 // become equivalent, and people must decide which one stays.
 func (s *Service) Migrate(ctx context.Context) (MigrateReport, error) {
 	var rep MigrateReport
+	// Every committed batch moved keys, also when a later one fails: the
+	// lookups cached under the old keys go in any case.
+	defer s.Invalidate()
 	// A key's new value may be the old value of a key later in key order,
 	// which has not moved yet when the first is tried: that is no
 	// conflict, and the next pass moves it. Passes go on while they move
@@ -41,7 +44,6 @@ func (s *Service) Migrate(ctx context.Context) (MigrateReport, error) {
 			break
 		}
 	}
-	s.Invalidate()
 	return rep, nil
 }
 

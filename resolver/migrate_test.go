@@ -3,11 +3,13 @@ package resolver_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/memstore"
 	"github.com/urikit/urikit/resolver/storetest"
+	"github.com/urikit/urikit/urn"
 )
 
 // oldBuild rewrites a record's keys as a build with lexical-only keys
@@ -207,4 +209,42 @@ func TestStoreSuiteWithRetriedTransactions(t *testing.T) {
 	storetest.Run(t, storetest.Backend{
 		New: func(t *testing.T) resolver.Store { return retryingStore{memstore.New()} },
 	})
+}
+
+// failingStore fails every Update after the first ok ones, as a database
+// that goes away in the middle of a long job.
+type failingStore struct {
+	*memstore.Store
+	ok *int
+}
+
+func (s failingStore) Update(ctx context.Context, fn func(resolver.Tx) error) error {
+	if *s.ok == 0 {
+		return fmt.Errorf("connection reset (test): %w", resolver.ErrUnavailable)
+	}
+	*s.ok--
+	return s.Store.Update(ctx, fn)
+}
+
+// A Migrate that fails after some of its batches committed has still
+// moved those keys: the lookups this process cached under the old keys
+// must go, or the moved records stay unfound here until a restart.
+func TestMigrateThatFailsHalfWayLeavesNoStaleCache(t *testing.T) {
+	f := newFixture(t)
+	_, m, _ := f.authority("A", "urn:example:")
+	a := f.put(m, "urn:example:a", locs("http://a.example/"))
+	b := f.put(m, "urn:example:b", locs("http://b.example/"))
+	rekey(f, b, "urn:example:0")
+	rekey(f, a, "urn:example:b")
+	ok := 1 // the first pass commits (a moves, b waits), the second fails
+	svc := resolver.New(failingStore{f.store, &ok}, resolver.Options{AdminToken: "admin-secret"})
+	if _, err := svc.Lookup(f.ctx, urn.MustParse("urn:example:a")); resolver.KindOf(err) != resolver.KindNotFound {
+		t.Fatalf("before Migrate: %v", err) // and now cached as not found
+	}
+	if _, err := svc.Migrate(f.ctx); resolver.KindOf(err) != resolver.KindUnavailable {
+		t.Fatalf("Migrate: %v, want the store's failure", err)
+	}
+	if r, err := svc.Lookup(f.ctx, urn.MustParse("urn:example:a")); err != nil || r.ID != a.ID {
+		t.Fatalf("a moved in a committed batch, but the cache still says %+v %v", r, err)
+	}
 }
