@@ -152,7 +152,9 @@ func (r *Reader) nextJSON() (Item, error) {
 		if err := dec.Decode(&j); err != nil {
 			return Item{}, &RowError{r.line, fmt.Errorf("not a record: %v", err)}
 		}
-		if dec.More() {
+		// More does not see a closing "]" or "}" (it reports whether an
+		// array or object goes on): the value must end the line.
+		if dec.InputOffset() != int64(len(line)) {
 			return Item{}, &RowError{r.line, errors.New("more than one JSON value on the line")}
 		}
 		if j.URN == "" {

@@ -238,3 +238,19 @@ func readAllF(in []byte, f Format) (items []Item, bad []error) {
 		items = append(items, it)
 	}
 }
+
+// A line of JSON Lines is one JSON value: a stray "]" or "}" after the
+// record (a line cut from a JSON array, a doubled brace) is an error, as
+// any other text after it is.
+func TestJSONLineWithTrailingCloser(t *testing.T) {
+	for _, line := range []string{
+		`{"urn":"urn:example:a","locations":[{"url":"http://a/"}]}]`,
+		`{"urn":"urn:example:a","locations":[{"url":"http://a/"}]}}`,
+		`{"urn":"urn:example:a","locations":[{"url":"http://a/"}]},`,
+	} {
+		items, bad := readAll(t, line+"\n", JSONLines)
+		if len(items) != 0 || len(bad) != 1 || bad[0].Line != 1 {
+			t.Errorf("%s: %d records, bad %v", line, len(items), bad)
+		}
+	}
+}
