@@ -109,6 +109,7 @@ type Reader struct {
 	ncols   int
 	pending []string // the first row of the next record
 	pendAt  int
+	pendErr error // why that row is bad, when it is
 	started bool
 	eof     bool
 }
@@ -204,12 +205,16 @@ func (r *Reader) readLine() ([]byte, error) {
 	}
 }
 
+// readRow reads one CSV row. A row that is not CSV is a *RowError, given
+// with the fields read before the fault: encoding/csv returns only whole
+// fields, so when there is one, the row's URN is known, and so is the
+// record it belongs to.
 func (r *Reader) readRow() ([]string, int, error) {
 	row, err := r.csv.Read()
 	if err != nil {
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
-			return nil, pe.StartLine, &RowError{pe.StartLine, fmt.Errorf("not CSV: %v", pe.Err)}
+			return row, pe.StartLine, &RowError{pe.StartLine, fmt.Errorf("not CSV: %v", pe.Err)}
 		}
 		return nil, 0, err
 	}
@@ -234,12 +239,15 @@ func (r *Reader) nextCSV() (Item, error) {
 	// Collect the consecutive rows of one URN.
 	var it Item
 	var bad error
-	take := func(row []string, line int) {
+	take := func(row []string, line int, rowErr error) {
 		if it.URN == "" {
 			it = Item{Line: line, Status: resolver.Active}
 			it.URN = field(row, r.cols["urn"])
 		}
 		it.EndLine = line
+		if rowErr != nil && bad == nil {
+			bad = rowErr
+		}
 		loc := resolver.Location{URL: field(row, r.cols["url"]), Type: field(row, r.cols["type"]), Label: field(row, r.cols["label"])}
 		if len(row) != r.ncols && bad == nil {
 			bad = &RowError{line, fmt.Errorf("%d fields, the header has %d", len(row), r.ncols)}
@@ -250,12 +258,15 @@ func (r *Reader) nextCSV() (Item, error) {
 		it.Locations = append(it.Locations, loc)
 	}
 	if r.pending != nil {
-		row, line := r.pending, r.pendAt
-		r.pending = nil
+		row, line, rowErr := r.pending, r.pendAt, r.pendErr
+		r.pending, r.pendErr = nil, nil
 		if field(row, r.cols["urn"]) == "" {
+			if rowErr != nil {
+				return Item{}, rowErr
+			}
 			return Item{}, &RowError{line, errors.New("empty urn")}
 		}
-		take(row, line)
+		take(row, line, rowErr)
 	}
 	for !r.eof {
 		row, line, err := r.readRow()
@@ -263,27 +274,35 @@ func (r *Reader) nextCSV() (Item, error) {
 			r.eof = true
 			break
 		}
+		var rowErr error
 		var re *RowError
 		if errors.As(err, &re) {
-			if it.URN == "" {
-				return Item{}, err
+			rowErr = err
+			if len(row) == 0 {
+				// Not even the URN could be read: the row is taken to
+				// belong to the record under way, if any.
+				if it.URN == "" {
+					return Item{}, err
+				}
+				if bad == nil {
+					bad = err
+				}
+				continue
 			}
-			if bad == nil {
-				bad = err
-			}
-			continue
-		}
-		if err != nil {
+		} else if err != nil {
 			return Item{}, err
 		}
 		if field(row, r.cols["urn"]) == "" && it.URN == "" {
+			if rowErr != nil {
+				return Item{}, rowErr
+			}
 			return Item{}, &RowError{line, errors.New("empty urn")}
 		}
 		if it.URN != "" && field(row, r.cols["urn"]) != it.URN {
-			r.pending, r.pendAt = row, line
+			r.pending, r.pendAt, r.pendErr = row, line, rowErr
 			break
 		}
-		take(row, line)
+		take(row, line, rowErr)
 	}
 	if it.URN == "" {
 		return Item{}, io.EOF

@@ -239,6 +239,41 @@ func readAllF(in []byte, f Format) (items []Item, bad []error) {
 	}
 }
 
+// A row that is not CSV still tells, from its first field, which record it
+// belongs to (encoding/csv returns the whole fields before the fault).
+// The whole of that record is skipped, never the rows around it: the
+// record before is not blamed for it, and the rest of its own rows are not
+// imported without it (half-written).
+func TestCSVRowThatIsNotCSVSkipsItsOwnRecord(t *testing.T) {
+	for _, tc := range []struct {
+		in       string
+		urns     []string // the records read, in order
+		badLines []int
+	}{
+		{"urn,url\nurn:example:a,http://a/1\"x\nurn:example:a,http://a/2\nurn:example:c,http://c/\n",
+			[]string{"urn:example:c"}, []int{2}},
+		{"urn,url\nurn:example:a,http://a/1\nurn:example:b,http://b/1\"x\nurn:example:b,http://b/2\nurn:example:c,http://c/\n",
+			[]string{"urn:example:a", "urn:example:c"}, []int{3}},
+		{"urn,url\nurn:example:a,http://a/1\nurn:example:a,http://a/2\"x\nurn:example:b,http://b/\n",
+			[]string{"urn:example:b"}, []int{3}},
+		{"urn,url,type\nurn:example:a,http://a/1,\"text/html\"x\nurn:example:b,http://b/,\n",
+			[]string{"urn:example:b"}, []int{2}},
+	} {
+		items, bad := readAll(t, tc.in, CSV)
+		var urns []string
+		for _, it := range items {
+			urns = append(urns, it.URN)
+		}
+		var lines []int
+		for _, b := range bad {
+			lines = append(lines, b.Line)
+		}
+		if !reflect.DeepEqual(urns, tc.urns) || !reflect.DeepEqual(lines, tc.badLines) {
+			t.Errorf("%q:\n read %q, bad lines %v (%v)\n want %q, bad lines %v", tc.in, urns, lines, bad, tc.urns, tc.badLines)
+		}
+	}
+}
+
 // A line of JSON Lines is one JSON value: a stray "]" or "}" after the
 // record (a line cut from a JSON array, a doubled brace) is an error, as
 // any other text after it is.
