@@ -5,7 +5,8 @@
 //     plus "urn" (and, for a withdrawn record, "status", "reason" and
 //     "successor", so that an export imports back whole);
 //   - CSV with the header urn,url[,type,label]: one row per location, the
-//     rows of one record consecutive and in the order of its locations.
+//     rows of one record consecutive and in the order of its locations
+//     (rows whose URNs are equivalent are one record's).
 //
 // Readers stream: memory does not grow with the input. A bad row is
 // reported with its line number and the reader goes on with the next record.
@@ -23,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/urn"
 )
 
 // Format is an exchange format.
@@ -298,7 +300,7 @@ func (r *Reader) nextCSV() (Item, error) {
 			}
 			return Item{}, &RowError{line, errors.New("empty urn")}
 		}
-		if it.URN != "" && field(row, r.cols["urn"]) != it.URN {
+		if it.URN != "" && !sameName(field(row, r.cols["urn"]), it.URN) {
 			r.pending, r.pendAt, r.pendErr = row, line, rowErr
 			break
 		}
@@ -313,6 +315,22 @@ func (r *Reader) nextCSV() (Item, error) {
 		return Item{}, &RowError{re.Line, fmt.Errorf("record %s (lines %d-%d) skipped: %v", it.URN, it.Line, it.EndLine, re.Err)}
 	}
 	return it, nil
+}
+
+// sameName reports whether two rows' URNs name one record: spelled alike,
+// or equivalent as the Service matches names (urn.URN.Key: RFC 8141 §3
+// and the namespace's rules). Rows of one record read as two records would
+// be two PUTs, the second replacing the first and dropping its locations.
+func sameName(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ua, err := urn.Parse(a)
+	if err != nil {
+		return false
+	}
+	ub, err := urn.Parse(b)
+	return err == nil && ua.Key() == ub.Key()
 }
 
 func field(row []string, i int) string {

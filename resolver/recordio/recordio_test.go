@@ -289,3 +289,24 @@ func TestJSONLineWithTrailingCloser(t *testing.T) {
 		}
 	}
 }
+
+// Consecutive rows whose names are equivalent (RFC 8141 §3, or the
+// namespace's rules: an ISBN-10 and its ISBN-13) name one record: read as
+// two, the second PUT would replace the first and drop its locations.
+func TestCSVEquivalentSpellingsAreOneRecord(t *testing.T) {
+	in := "urn,url\nurn:example:a,http://a/1\nURN:Example:a,http://a/2\nurn:isbn:0-395-36341-1,http://b/1\nurn:isbn:9780395363416,http://b/2\nurn:example:A,http://c/\n"
+	items, bad := readAll(t, in, CSV)
+	if len(bad) != 0 || len(items) != 3 {
+		t.Fatalf("items %+v bad %v", items, bad)
+	}
+	for i, want := range []struct {
+		urn   string
+		n     int
+		lines [2]int
+	}{{"urn:example:a", 2, [2]int{2, 3}}, {"urn:isbn:0-395-36341-1", 2, [2]int{4, 5}}, {"urn:example:A", 1, [2]int{6, 6}}} {
+		it := items[i]
+		if it.URN != want.urn || len(it.Locations) != want.n || it.Line != want.lines[0] || it.EndLine != want.lines[1] {
+			t.Errorf("item %d: %s, %d locations, lines %d-%d; want %+v", i, it.URN, len(it.Locations), it.Line, it.EndLine, want)
+		}
+	}
+}
