@@ -16,6 +16,9 @@ func CanonicalPrefix(p string) (string, error) {
 	if len(p) < 4 || !strings.EqualFold(p[:4], "urn:") {
 		return "", invalid("prefix", 0, `a prefix starts with "urn:" and a namespace identifier`)
 	}
+	if len(p) > MaxURNBytes {
+		return "", invalid("prefix", MaxURNBytes, "a prefix has at most %d bytes", MaxURNBytes)
+	}
 	nid, rest, hasColon := strings.Cut(p[4:], ":")
 	if !hasColon {
 		rest = ""

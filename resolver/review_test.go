@@ -2,6 +2,8 @@ package resolver_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/urikit/urikit/resolver"
@@ -200,4 +202,46 @@ func TestRevokedPrincipalWritesNothing(t *testing.T) {
 	if r, err := f.lookup("urn:example:a"); err != nil || r.Status != resolver.Active || r.Locations[0].URL != "http://a.example/" {
 		t.Fatalf("the record changed: %+v %v", r, err)
 	}
+}
+
+// Names, aliases and location URLs are kept in unique indexes, and a
+// database bounds what one index row holds (PostgreSQL's btree: 2704
+// bytes). A longer one must be refused as invalid input with its offset,
+// not reach the store and fail there as an internal error (a 500).
+func TestOverlongNamesAndURLsAreInvalid(t *testing.T) {
+	f := newFixture(t)
+	_, m, _ := f.authority("A", "urn:example:")
+	long := func(prefix string, n int) string { return prefix + strings.Repeat("x", n-len(prefix)) }
+	okName, okURL := long("urn:example:", resolver.MaxURNBytes), long("http://a.example/", resolver.MaxURLBytes)
+	in := locs(okURL)
+	in.Aliases = []string{long("urn:example:alias-", resolver.MaxURNBytes)}
+	if _, _, err := f.svc.Put(f.ctx, m, okName, in); err != nil {
+		t.Fatalf("names and URLs of the maximum length: %v", err)
+	}
+	for _, tc := range []struct {
+		name, alias, url, field string
+		offset                  int
+	}{
+		{name: long("urn:example:", resolver.MaxURNBytes+1), field: "urn", offset: resolver.MaxURNBytes},
+		{alias: long("urn:example:", resolver.MaxURNBytes+100), field: "aliases[0]", offset: resolver.MaxURNBytes},
+		{url: long("http://a.example/", resolver.MaxURLBytes+1), field: "locations[0].url", offset: resolver.MaxURLBytes},
+	} {
+		name, in := "urn:example:b", locs("http://b.example/")
+		if tc.name != "" {
+			name = tc.name
+		}
+		if tc.alias != "" {
+			in.Aliases = []string{tc.alias}
+		}
+		if tc.url != "" {
+			in = locs(tc.url)
+		}
+		_, _, err := f.svc.Put(f.ctx, m, name, in)
+		var e *resolver.Error
+		if !errors.As(err, &e) || e.Kind != resolver.KindInvalid || e.Field != tc.field || e.Offset != tc.offset {
+			t.Errorf("%s too long: %v, want KindInvalid in %s at %d", tc.field, err, tc.field, tc.offset)
+		}
+	}
+	_, err := resolver.CanonicalPrefix(long("urn:example:", resolver.MaxURNBytes+1))
+	wantKind(t, "an overlong prefix", err, resolver.KindInvalid)
 }

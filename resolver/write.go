@@ -25,6 +25,17 @@ type RecordInput struct {
 	Redirect  int             `json:"redirect"` // 0 means DefaultRedirect
 }
 
+// MaxURNBytes bounds a registered name, alias or authority prefix, and
+// MaxURLBytes a location's URL. Both are kept in unique indexes, and a
+// database bounds one index row (PostgreSQL's btree holds at most 2704
+// bytes): a longer value would fail in the store, as an internal error,
+// instead of being refused as the caller's mistake. 2 KiB is far beyond
+// any identifier in use and beyond what the sitemaps protocol allows a URL.
+const (
+	MaxURNBytes = 2048
+	MaxURLBytes = 2048
+)
+
 // maxAttempts bounds the retries of a write that lost a race on a key to
 // another process: the second attempt sees the winner's record.
 const maxAttempts = 3
@@ -216,6 +227,9 @@ func (s *Service) checkInput(u urn.URN, in RecordInput) (Record, []string, error
 	}
 	for i, l := range in.Locations {
 		field := fmt.Sprintf("locations[%d]", i)
+		if len(l.URL) > MaxURLBytes {
+			return Record{}, nil, invalid(field+".url", MaxURLBytes, "a location's URL has at most %d bytes", MaxURLBytes)
+		}
 		loc, key, err := locationKey(field+".url", l.URL)
 		if err != nil {
 			return Record{}, nil, err
@@ -282,6 +296,9 @@ func locationKey(field, raw string) (string, string, error) {
 // parseAssignedName parses a name to register: a URN's assigned name, with
 // no r-, q- or f-component (those belong to requests, not to names).
 func parseAssignedName(field, name string) (urn.URN, error) {
+	if len(name) > MaxURNBytes {
+		return urn.URN{}, invalid(field, MaxURNBytes, "a registered name has at most %d bytes", MaxURNBytes)
+	}
 	u, err := ParseName(field, name)
 	if err != nil {
 		return u, err
