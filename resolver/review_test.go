@@ -3,8 +3,13 @@ package resolver_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/memstore"
@@ -244,4 +249,101 @@ func TestOverlongNamesAndURLsAreInvalid(t *testing.T) {
 	}
 	_, err := resolver.CanonicalPrefix(long("urn:example:", resolver.MaxURNBytes+1))
 	wantKind(t, "an overlong prefix", err, resolver.KindInvalid)
+}
+
+// Lookups race a writer through the Service: once Put has returned, no
+// lookup that starts afterwards is answered with the record as it was
+// before (the cache's stamp keeps a load that read the store before the
+// write from being stored after the write's invalidation).
+func TestLookupsNeverGoBackBehindAnAcknowledgedPut(t *testing.T) {
+	f := newFixture(t)
+	_, m, _ := f.authority("A", "urn:example:")
+	name := urn.MustParse("URN:example:a")
+	f.put(m, "urn:example:a", locs("http://x.example/0"))
+	var acked atomic.Int64
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 100000; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				floor := acked.Load()
+				r, err := f.svc.Lookup(f.ctx, name)
+				if err != nil {
+					errs <- err
+					return
+				}
+				n, _ := strconv.ParseInt(strings.TrimPrefix(r.Locations[0].URL, "http://x.example/"), 10, 64)
+				if n < floor {
+					errs <- fmt.Errorf("lookup answered version %d after version %d was acknowledged", n, floor)
+					return
+				}
+			}
+		}()
+	}
+	for n := int64(1); n <= 300; n++ {
+		f.put(m, "urn:example:a", locs(fmt.Sprintf("http://x.example/%d", n)))
+		acked.Store(n)
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+// LookupAsOf at the edges: the instant of a change is "at or before" it,
+// one microsecond earlier is not (stores keep microseconds), and the time
+// zone of the question does not matter.
+func TestLookupAsOfBoundaries(t *testing.T) {
+	var now time.Time
+	f := newFixture(t)
+	f.svc = resolver.New(f.store, resolver.Options{AdminToken: "admin-secret", Clock: func() time.Time { return now }})
+	now = time.Date(2024, 2, 29, 23, 59, 59, 999999999, time.UTC) // truncated to ...999999µs
+	_, m, _ := f.authority("A", "urn:example:")
+	created := now.Truncate(time.Microsecond)
+	f.put(m, "urn:example:a", locs("http://v1.example/"))
+	now = now.Add(time.Hour)
+	in := locs("http://v2.example/")
+	in.Aliases = []string{"urn:example:alias"}
+	f.put(m, "urn:example:a", in)
+	changed := now.Truncate(time.Microsecond)
+	now = now.Add(time.Hour)
+	f.put(m, "urn:example:a", locs("http://v3.example/")) // the alias is retired
+	retired := now.Truncate(time.Microsecond)
+	tokyo := time.FixedZone("JST", 9*3600)
+
+	for _, tc := range []struct {
+		name string
+		at   time.Time
+		want string // the first location, "" for not found
+	}{
+		{"urn:example:a", created.Add(-time.Microsecond), ""},
+		{"urn:example:a", created, "http://v1.example/"},
+		{"urn:example:a", created.Add(999 * time.Nanosecond), "http://v1.example/"},
+		{"urn:example:a", changed.Add(-time.Nanosecond), "http://v1.example/"},
+		{"urn:example:a", changed.In(tokyo), "http://v2.example/"},
+		{"urn:example:alias", changed.Add(-time.Microsecond), ""},
+		{"urn:example:alias", changed, "http://v2.example/"},
+		{"urn:example:alias", retired.Add(-time.Microsecond), "http://v2.example/"},
+		{"urn:example:alias", retired, ""},
+		{"urn:example:a", retired.Add(24 * time.Hour), "http://v3.example/"},
+	} {
+		r, e, err := f.svc.LookupAsOf(f.ctx, urn.MustParse(tc.name), tc.at)
+		if tc.want == "" {
+			wantKind(t, fmt.Sprintf("%s as of %v", tc.name, tc.at), err, resolver.KindNotFound)
+			continue
+		}
+		if err != nil || r.Locations[0].URL != tc.want || e.Time.After(tc.at) || r.URN != "urn:example:a" {
+			t.Errorf("%s as of %v: %v %v (entry at %v), want %s", tc.name, tc.at, r.Locations, err, e.Time, tc.want)
+		}
+	}
 }
