@@ -145,6 +145,11 @@ func (r *Reader) nextJSON() (Item, error) {
 		if err != nil {
 			return Item{}, err
 		}
+		if r.line == 1 {
+			// A byte-order mark, as Windows editors write one, starts
+			// the file, not the record.
+			line = bytes.TrimPrefix(line, []byte("\ufeff"))
+		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue

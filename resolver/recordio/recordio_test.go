@@ -310,3 +310,15 @@ func TestCSVEquivalentSpellingsAreOneRecord(t *testing.T) {
 		}
 	}
 }
+
+// Editors on Windows start a UTF-8 file with a byte-order mark. The CSV
+// reader drops it from the header; the JSON Lines reader must drop it
+// from the first line too, not reject the first record as "not JSON".
+func TestJSONLinesFileWithByteOrderMark(t *testing.T) {
+	in := "\ufeff" + `{"urn":"urn:example:a","locations":[{"url":"http://a/"}]}` + "\n" + "\ufeff" + `{"urn":"urn:example:b","locations":[{"url":"http://b/"}]}` + "\n"
+	items, bad := readAll(t, in, JSONLines)
+	// Only the file's start holds a mark; one inside is an error.
+	if len(items) != 1 || items[0].URN != "urn:example:a" || items[0].Line != 1 || len(bad) != 1 || bad[0].Line != 2 {
+		t.Fatalf("items %+v, bad %v", items, bad)
+	}
+}
