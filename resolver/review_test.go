@@ -347,3 +347,20 @@ func TestLookupAsOfBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// JSON text is UTF-8 (RFC 8259 §8.1); encoding/json's Compact does not
+// check the bytes inside strings, so metadata holding invalid UTF-8 was
+// stored and then served as a record no strict JSON parser reads.
+func TestMetadataMustBeUTF8(t *testing.T) {
+	f := newFixture(t)
+	_, m, _ := f.authority("A", "urn:example:")
+	in := locs("http://a.example/")
+	in.Metadata = []byte("  {\"title\":\"caf\xe9\"}") // Latin-1, not UTF-8
+	_, _, err := f.svc.Put(f.ctx, m, "urn:example:a", in)
+	var e *resolver.Error
+	if !errors.As(err, &e) || e.Kind != resolver.KindInvalid || e.Field != "metadata" || e.Offset != 15 {
+		t.Fatalf("metadata in Latin-1: %v, want KindInvalid in metadata at byte 15", err)
+	}
+	in.Metadata = []byte(`{"title":"café \u00e9"}`)
+	f.put(m, "urn:example:a", in)
+}

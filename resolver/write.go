@@ -256,6 +256,19 @@ func (s *Service) checkInput(u urn.URN, in RecordInput) (Record, []string, error
 
 // checkMetadata accepts a JSON object (or nothing) and returns it compacted.
 func checkMetadata(m json.RawMessage, limit int) (json.RawMessage, error) {
+	// JSON text is UTF-8 (RFC 8259 §8.1), and Compact does not look at the
+	// bytes inside strings.
+	if !utf8.Valid(m) {
+		i := 0
+		for i < len(m) {
+			r, n := utf8.DecodeRune(m[i:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			i += n
+		}
+		return nil, invalid("metadata", i, "not UTF-8")
+	}
 	m = bytes.TrimSpace(m)
 	if len(m) == 0 || string(m) == "null" {
 		return json.RawMessage("{}"), nil
