@@ -248,3 +248,78 @@ func TestMigrateThatFailsHalfWayLeavesNoStaleCache(t *testing.T) {
 		t.Fatalf("a moved in a committed batch, but the cache still says %+v %v", r, err)
 	}
 }
+
+// faultyTx fails its n-th PutKey, as a database that drops the
+// connection in the middle of a batch.
+type faultyTx struct {
+	resolver.Tx
+	left *int
+}
+
+func (t faultyTx) PutKey(ctx context.Context, k resolver.Key) error {
+	if *t.left == 0 {
+		return fmt.Errorf("connection lost (test): %w", resolver.ErrUnavailable)
+	}
+	*t.left--
+	return t.Tx.PutKey(ctx, k)
+}
+
+type faultyStore struct {
+	*memstore.Store
+	putKeys int // PutKeys that succeed before one fails; <0: none fails
+}
+
+func (s faultyStore) Update(ctx context.Context, fn func(resolver.Tx) error) error {
+	return s.Store.Update(ctx, func(tx resolver.Tx) error {
+		if s.putKeys < 0 {
+			return fn(tx)
+		}
+		left := s.putKeys
+		return fn(faultyTx{tx, &left})
+	})
+}
+
+// PutMany writes a batch whole or not at all: a store failure after some
+// of its records were written leaves none of them (and no history), and a
+// record that breaks a rule against an earlier record of the same batch
+// leaves nothing of itself.
+func TestPutManyIsNeverHalfWritten(t *testing.T) {
+	f := newFixture(t)
+	_, m, _ := f.authority("A", "urn:example:")
+	batch := []resolver.NamedInput{
+		{URN: "urn:example:1", RecordInput: locs("http://1.example/")},
+		{URN: "urn:example:2", RecordInput: locs("http://2.example/")},
+		{URN: "urn:example:3", RecordInput: locs("http://3.example/")},
+	}
+	batch[1].Aliases = []string{"urn:example:2-alias"}
+	head, _ := f.store.Head(f.ctx)
+	svc := resolver.New(faultyStore{f.store, 2}, resolver.Options{AdminToken: "admin-secret"})
+	if _, err := svc.PutMany(f.ctx, m, batch); resolver.KindOf(err) != resolver.KindUnavailable {
+		t.Fatalf("PutMany over a failing store: %v", err)
+	}
+	if recs, _ := f.store.Records(f.ctx, 0, 10); len(recs) != 0 {
+		t.Fatalf("a failed batch left %d records", len(recs))
+	}
+	if h, _ := f.store.Head(f.ctx); h.Seq != head.Seq {
+		t.Fatalf("a failed batch left %d history entries", h.Seq-head.Seq)
+	}
+
+	clash := append(batch[:0:0], batch...)
+	clash[2].Aliases = []string{"urn:example:2-alias"} // the second record's alias
+	res, err := f.svc.PutMany(f.ctx, m, clash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Err != nil || res[1].Err != nil || resolver.KindOf(res[2].Err) != resolver.KindConflict {
+		t.Fatalf("results: %v %v %v", res[0].Err, res[1].Err, res[2].Err)
+	}
+	if _, err := f.lookup("urn:example:3"); resolver.KindOf(err) != resolver.KindNotFound {
+		t.Fatalf("the refused record was written: %v", err)
+	}
+	if r, err := f.lookup("urn:example:2-alias"); err != nil || r.URN != "urn:example:2" {
+		t.Fatalf("the alias changed hands: %+v %v", r, err)
+	}
+	if _, err := f.svc.Verify(f.ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+}
