@@ -364,3 +364,39 @@ func TestMetadataMustBeUTF8(t *testing.T) {
 	in.Metadata = []byte(`{"title":"café \u00e9"}`)
 	f.put(m, "urn:example:a", in)
 }
+
+// "A PUT of a name equivalent to a live record's name replaces that
+// record" (issue 9): the owner's equivalent spelling need not lie under
+// its prefix lexically (RFC 8458's case-insensitive NBN prefix; the ISBN-10
+// spelling of an ISBN-13 under an ISBN-13 prefix). The record's owner
+// replaces and withdraws it by any equivalent spelling; others still may
+// not.
+func TestOwnerWritesItsRecordByAnyEquivalentSpelling(t *testing.T) {
+	f := newFixture(t)
+	_, owner, _ := f.authority("Owner", "urn:nbn:de:", "urn:isbn:978-0-")
+	_, other, _ := f.authority("Other", "urn:nbn:DE:", "urn:isbn:0-")
+	f.put(owner, "urn:nbn:de:101-x", locs("http://v1.example/"))
+	f.put(owner, "urn:isbn:978-0-395-36341-6", locs("http://v1.example/"))
+	for _, tc := range []struct{ name, spelling string }{
+		{"urn:nbn:de:101-x", "urn:nbn:DE:101-x"},
+		{"urn:isbn:978-0-395-36341-6", "urn:isbn:0-395-36341-1"},
+	} {
+		_, _, err := f.svc.Put(f.ctx, other, tc.spelling, locs("http://evil.example/"))
+		wantKind(t, "another authority through "+tc.spelling, err, resolver.KindForbidden)
+		_, err = f.svc.Withdraw(f.ctx, other, tc.spelling, "", "")
+		wantKind(t, "another authority withdraws through "+tc.spelling, err, resolver.KindForbidden)
+
+		r, created, err := f.svc.Put(f.ctx, owner, tc.spelling, locs("http://v2.example/"))
+		if err != nil || created || r.URN != tc.name || r.Locations[0].URL != "http://v2.example/" {
+			t.Fatalf("owner replaces %s through %s: %+v created=%v %v", tc.name, tc.spelling, r, created, err)
+		}
+		res, err := f.svc.PutMany(f.ctx, resolver.Operator, []resolver.NamedInput{{URN: tc.spelling, RecordInput: locs("http://v3.example/")}})
+		if err != nil || res[0].Err != nil || res[0].Created {
+			t.Fatalf("operator replaces %s through %s: %+v %v", tc.name, tc.spelling, res, err)
+		}
+		w, err := f.svc.Withdraw(f.ctx, owner, tc.spelling, "superseded", "")
+		if err != nil || w.URN != tc.name || w.Status != resolver.Withdrawn {
+			t.Fatalf("owner withdraws %s through %s: %+v %v", tc.name, tc.spelling, w, err)
+		}
+	}
+}

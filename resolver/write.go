@@ -396,18 +396,26 @@ func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft 
 	if err != nil {
 		return Record{}, false, err
 	}
-	names := []urn.URN{u}
+	old, role, err := tx.RecordByKey(ctx, draft.Key)
+	exists := err == nil
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return Record{}, false, err
+	}
+	var names []urn.URN
+	if exists && role == RoleName && (p.Operator || old.AuthorityID == p.AuthorityID) {
+		// The name is an equivalent spelling of a record p's authority
+		// holds: the record says whose it is, whatever prefix this
+		// spelling lies under lexically (urn:nbn:DE:... for urn:nbn:de:,
+		// an ISBN-10 for a name under an ISBN-13 prefix).
+		p.AuthorityID = old.AuthorityID
+	} else {
+		names = append(names, u)
+	}
 	for _, a := range draft.Aliases {
 		names = append(names, urn.MustParse(a))
 	}
 	p, err = mayWrite(auths, p, names...)
 	if err != nil {
-		return Record{}, false, err
-	}
-
-	old, role, err := tx.RecordByKey(ctx, draft.Key)
-	exists := err == nil
-	if err != nil && !errors.Is(err, ErrNotFound) {
 		return Record{}, false, err
 	}
 	if exists {
@@ -538,20 +546,23 @@ func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, succe
 		if err := stillValid(ctx, tx, p); err != nil {
 			return err
 		}
+		p := p // fn may run again (Store.Update): it acts on its own copy
 		auths, err := tx.Authorities(ctx)
 		if err != nil {
 			return err
 		}
-		p, err := mayWrite(auths, p, u)
-		if err != nil {
-			return err
-		}
 		rec, role, err := tx.RecordByKey(ctx, u.Key())
-		if errors.Is(err, ErrNotFound) {
-			return &Error{Kind: KindNotFound, Message: "no record for " + u.AssignedName(), Offset: -1}
-		}
-		if err != nil {
+		found := err == nil
+		if err != nil && !errors.Is(err, ErrNotFound) {
 			return err
+		}
+		if found && role == RoleName && (p.Operator || rec.AuthorityID == p.AuthorityID) {
+			p.AuthorityID = rec.AuthorityID // its own record, by any equivalent spelling (see put)
+		} else if p, err = mayWrite(auths, p, u); err != nil {
+			return err
+		}
+		if !found {
+			return &Error{Kind: KindNotFound, Message: "no record for " + u.AssignedName(), Offset: -1}
 		}
 		if role != RoleName {
 			return conflict(rec, "%s is an alias of %s: withdraw that name", u.AssignedName(), rec.URN)
