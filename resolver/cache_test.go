@@ -10,18 +10,32 @@ import (
 )
 
 // checkShape checks the cache's bookkeeping: every shard holds at most
-// its capacity, and its ring and map hold the same items.
+// its capacity and its byte budget, its ring and map hold the same items,
+// and its free list names exactly the ring's empty slots.
 func (c *lookupCache) checkShape(t *testing.T) {
 	t.Helper()
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.Lock()
-		if len(s.m) > s.cap || len(s.ring) != len(s.m) {
-			t.Fatalf("shard %d: %d in map, %d in ring, cap %d", i, len(s.m), len(s.ring), s.cap)
-		}
+		held, bytes := 0, 0
 		for j, it := range s.ring {
-			if s.m[it.key] != it || it.index != j {
+			if it == nil {
+				continue
+			}
+			held++
+			bytes += it.size
+			if s.m[it.key] != it || it.index != j || it.size != len(it.key)+it.val.size() {
 				t.Fatalf("shard %d: ring slot %d (%q, index %d) is not the map's", i, j, it.key, it.index)
+			}
+		}
+		if len(s.m) > s.cap || len(s.ring) > s.cap || held != len(s.m) || len(s.free) != len(s.ring)-held ||
+			bytes != s.bytes || s.bytes > s.maxBytes {
+			t.Fatalf("shard %d: %d in map, %d in ring of %d (%d free), cap %d; %d bytes (counted %d) of %d",
+				i, len(s.m), held, len(s.ring), len(s.free), s.cap, s.bytes, bytes, s.maxBytes)
+		}
+		for _, j := range s.free {
+			if s.ring[j] != nil {
+				t.Fatalf("shard %d: slot %d is listed free but holds %q", i, j, s.ring[j].key)
 			}
 		}
 		s.mu.Unlock()
@@ -162,6 +176,60 @@ func TestLookupCacheRacingInvalidation(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Fatal(e)
+	}
+	c.checkShape(t)
+}
+
+// bigRecord is a record as large as the Service lets one be (64 locations
+// and 64 aliases of 2 KiB, 16 KiB of metadata); its strings are shared, so
+// the test itself stays small while the cache accounts for every byte.
+func bigRecord() Record {
+	long := string(make([]byte, MaxURLBytes))
+	r := Record{URN: "urn:example:big", Key: "urn:example:big", Metadata: make([]byte, DefaultMaxMetadataBytes)}
+	for range DefaultMaxLocations {
+		r.Locations = append(r.Locations, Location{URL: long, Key: long})
+	}
+	for range DefaultMaxAliases {
+		r.Aliases = append(r.Aliases, long[:MaxURNBytes])
+	}
+	return r
+}
+
+// The cache is bounded in memory, not only in entries: full of the largest
+// records the Service accepts, the default 65,536 entries would hold about
+// 17 GB, far beyond the server's 256 MiB (issue 9). A naming authority could
+// fill it on purpose by looking up its own largest records.
+func TestLookupCacheIsBoundedInBytes(t *testing.T) {
+	c := newLookupCache(DefaultCacheSize)
+	big := bigRecord()
+	for i := range 2048 { // about 600 MB of records, were they all kept
+		k := fmt.Sprintf("urn:example:%d", i)
+		c.put(k, cached{rec: big, found: true}, c.stamp(k))
+	}
+	var total int
+	for i := range c.shards {
+		s := &c.shards[i]
+		for _, it := range s.m {
+			total += it.val.size()
+		}
+	}
+	if total > cacheBytes {
+		t.Fatalf("the cache holds %d MiB of records, more than its %d MiB", total>>20, cacheBytes>>20)
+	}
+	// Small records still fill every entry.
+	const entries = 8192
+	c = newLookupCache(entries)
+	small := Record{URN: "urn:example:s", Key: "urn:example:s", Locations: []Location{{URL: "http://s.example/", Key: "http://s.example/"}}, Metadata: []byte("{}")}
+	for i := range 2 * entries {
+		k := fmt.Sprintf("urn:example:%d", i)
+		c.put(k, cached{rec: small, found: true}, c.stamp(k))
+	}
+	n := 0
+	for i := range c.shards {
+		n += len(c.shards[i].m)
+	}
+	if n != entries {
+		t.Fatalf("%d small records cached, want all %d entries full", n, entries)
 	}
 	c.checkShape(t)
 }
