@@ -400,3 +400,25 @@ func TestOwnerWritesItsRecordByAnyEquivalentSpelling(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLookupHit is the hot path of I2L: a name already in the cache.
+func BenchmarkLookupHit(b *testing.B) {
+	ctx := context.Background()
+	st := memstore.New()
+	svc := resolver.New(st, resolver.Options{AdminToken: "a"})
+	admin, _ := svc.Authenticate(ctx, "a")
+	_, tok, _ := svc.CreateAuthority(ctx, admin, "A", []string{"urn:example:"})
+	m, _ := svc.Authenticate(ctx, tok)
+	in := locs("https://example.org/landing", "https://mirror.example/copy.pdf")
+	in.Metadata = []byte(`{"title":"A title of some length"}`)
+	if _, _, err := svc.Put(ctx, m, "urn:example:a", in); err != nil {
+		b.Fatal(err)
+	}
+	name := urn.MustParse("urn:example:a")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := svc.Lookup(ctx, name); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
