@@ -3,6 +3,7 @@ package resolver
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -53,6 +54,9 @@ func FuzzLookupCache(f *testing.F) {
 	f.Add([]byte{5, 1, 0, 1, 2, 1, 4, 0, 1, 1}, uint8(33))
 	f.Fuzz(func(t *testing.T, ops []byte, size uint8) {
 		c := newLookupCache(int(size%70) + 1)
+		for i := range c.shards { // a small byte budget, so that it bites too
+			c.shards[i].maxBytes = 600 + int(size)*8
+		}
 		type want struct {
 			id    int64
 			valid bool
@@ -73,7 +77,10 @@ func FuzzLookupCache(f *testing.F) {
 				}
 				delete(stamps, k)
 				next++
-				c.put(k, cached{rec: Record{ID: next}, found: true}, st)
+				// Records of all sizes: some evict others by their bytes,
+				// some exceed the shard's budget and are not kept.
+				rec := Record{ID: next, URN: strings.Repeat("x", int(ops[i])*4)}
+				c.put(k, cached{rec: rec, found: true}, st)
 				if !stale[k] {
 					model[k] = want{next, true}
 				}
@@ -91,6 +98,7 @@ func FuzzLookupCache(f *testing.F) {
 				stale[k] = true
 			case 4:
 				c.invalidateAll()
+				c.checkShape(t)
 				for mk := range model {
 					model[mk] = want{}
 				}
