@@ -94,3 +94,35 @@ func FuzzCanonicalPrefix(f *testing.F) {
 		}
 	})
 }
+
+// Prefix overlap, compared in canonical lexical form (RFC 8141 §3.1: NID
+// case-insensitive, hex digits case-insensitive, nothing decoded).
+func TestPrefixOverlapEdges(t *testing.T) {
+	for _, tc := range []struct {
+		a, b    string
+		overlap bool
+	}{
+		{"urn:nbn:de:", "urn:nbn:de:1", true},
+		{"urn:nbn:de", "urn:nbn:de:", true}, // "urn:nbn:de" is a prefix of "urn:nbn:de:"
+		{"urn:nbn", "urn:NBN:de:", true},    // the whole namespace
+		{"urn:nb", "urn:nbn:", false},       // "urn:nb" is the namespace nb, not a cut of nbn
+		{"urn:nbn:de:a%2f", "urn:nbn:de:a%2F", true},
+		{"urn:nbn:de:a%2F", "urn:nbn:de:a/", false}, // RFC 8141: %2F is not "/"
+		{"urn:nbn:de:a%41", "urn:nbn:de:aA", false},
+		{"urn:nbn:de:101-", "urn:nbn:de:1011-", false},
+		{"urn:nbn:de:101", "urn:nbn:de:1011-", true},
+		{"urn:example:a", "urn:example:A", false}, // the NSS keeps its case
+	} {
+		a, err := resolver.CanonicalPrefix(tc.a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := resolver.CanonicalPrefix(tc.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := resolver.PrefixesOverlap(a, b); got != tc.overlap || resolver.PrefixesOverlap(b, a) != got {
+			t.Errorf("%s (%s) and %s (%s): overlap %v, want %v", tc.a, a, tc.b, b, got, tc.overlap)
+		}
+	}
+}
