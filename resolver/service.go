@@ -248,7 +248,9 @@ func (s *Service) lookupKey(ctx context.Context, key string) (Record, Role, bool
 	var st cacheStamp
 	if s.cache != nil {
 		if c, ok := s.cache.get(key); ok {
-			return c.rec, c.role, c.found, nil
+			// The cached record's slices are shared by every hit: the
+			// caller gets its own copy to change as it likes.
+			return c.rec.clone(), c.role, c.found, nil
 		}
 		st = s.cache.stamp(key)
 	}
@@ -258,7 +260,7 @@ func (s *Service) lookupKey(ctx context.Context, key string) (Record, Role, bool
 		return Record{}, "", false, storeError(err)
 	}
 	if s.cache != nil {
-		s.cache.put(key, cached{rec: rec, role: role, found: found}, st)
+		s.cache.put(key, cached{rec: rec.clone(), role: role, found: found}, st)
 	}
 	return rec, role, found, nil
 }
