@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/urikit/urikit/urn"
 )
 
 // query names one SQL statement. Every statement is prepared once per
@@ -19,7 +21,7 @@ const (
 	qKeys
 	qRecordsByLocation
 	qRecords
-	qStaleVersion
+	qStaleKeysCurrent
 	qStaleKeys
 	qDuplicateKeys
 	qDuplicateURNs
@@ -38,7 +40,7 @@ const (
 	qInsertRecord
 	qUpdateRecord
 	qInsertLocation
-	qDeleteLocations
+	qDeleteLocation
 	qPutKey
 	qDeleteKey
 	qInsertAuthority
@@ -65,28 +67,31 @@ var sqlText = [numQueries]string{
 	qKeys:              `SELECT ` + keyCols + ` FROM keys WHERE record_id = ? ORDER BY role <> 'name', key`,
 	qRecordsByLocation: `SELECT ` + recordCols + ` FROM locations l JOIN records r ON r.id = l.record_id WHERE l.key = ? ORDER BY r.id`,
 	qRecords:           `SELECT ` + recordCols + ` FROM records r WHERE r.id > ? ORDER BY r.id LIMIT ?`,
-	// StaleKeys walks the (version, key) index one stale version at a time
-	// (see staleKeys): a range scan each, never a sort of every stale key.
-	qStaleVersion:  `SELECT version FROM keys WHERE version > ? AND version < ? ORDER BY version LIMIT 1`,
-	qStaleKeys:     `SELECT ` + keyCols + ` FROM keys WHERE version = ? AND key > ? ORDER BY key LIMIT ?`,
-	qDuplicateKeys: `SELECT key FROM locations WHERE key > ? GROUP BY key HAVING count(*) > 1 ORDER BY key LIMIT ?`,
-	qDuplicateURNs: `SELECT r.urn FROM locations l JOIN records r ON r.id = l.record_id WHERE l.key = ? ORDER BY r.id`,
-	qAuthority:     `SELECT id, name, prefixes, created, updated FROM authorities WHERE id = ?`,
-	qAuthorities:   `SELECT id, name, prefixes, created, updated FROM authorities ORDER BY id`,
-	qTokenByHash:   `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE hash = ?`,
-	qTokens:        `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE authority_id = ? ORDER BY id`,
-	qRules:         `SELECT id, prefix, target, created FROM rules ORDER BY id`,
-	qHistory:       `SELECT ` + entryCols + ` FROM history WHERE record_id = ? ORDER BY seq`,
-	qLog:           `SELECT ` + entryCols + ` FROM history WHERE seq > ? ORDER BY seq LIMIT ?`,
-	qHead:          `SELECT ` + entryCols + ` FROM history ORDER BY seq DESC LIMIT 1`,
-	qSetting:       `SELECT value FROM settings WHERE name = ?`,
+	// Keys stale for this build's urn.KeyVersion come from the partial
+	// index that holds only them (ensureStaleIndex; SQLite uses a partial
+	// index only for a query whose WHERE has its condition written out, so
+	// the version is a literal here). For any other version, the keys are
+	// read in key order and filtered.
+	qStaleKeysCurrent: fmt.Sprintf(`SELECT `+keyCols+` FROM keys INDEXED BY %s WHERE version < %d AND key > ? ORDER BY key LIMIT ?`, staleIndex, urn.KeyVersion),
+	qStaleKeys:        `SELECT ` + keyCols + ` FROM keys WHERE key > ? AND version < ? ORDER BY key LIMIT ?`,
+	qDuplicateKeys:    `SELECT key FROM locations WHERE key > ? GROUP BY key HAVING count(*) > 1 ORDER BY key LIMIT ?`,
+	qDuplicateURNs:    `SELECT r.urn FROM locations l JOIN records r ON r.id = l.record_id WHERE l.key = ? ORDER BY r.id`,
+	qAuthority:        `SELECT id, name, prefixes, created, updated FROM authorities WHERE id = ?`,
+	qAuthorities:      `SELECT id, name, prefixes, created, updated FROM authorities ORDER BY id`,
+	qTokenByHash:      `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE hash = ?`,
+	qTokens:           `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE authority_id = ? ORDER BY id`,
+	qRules:            `SELECT id, prefix, target, created FROM rules ORDER BY id`,
+	qHistory:          `SELECT ` + entryCols + ` FROM history WHERE record_id = ? ORDER BY seq`,
+	qLog:              `SELECT ` + entryCols + ` FROM history WHERE seq > ? ORDER BY seq LIMIT ?`,
+	qHead:             `SELECT ` + entryCols + ` FROM history ORDER BY seq DESC LIMIT 1`,
+	qSetting:          `SELECT value FROM settings WHERE name = ?`,
 
 	qInsertRecord: `INSERT INTO records (urn, key, status, redirect, successor, reason, authority_id, created, updated, body)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	qUpdateRecord: `UPDATE records SET urn = ?, key = ?, status = ?, redirect = ?, successor = ?, reason = ?,
 		authority_id = ?, created = ?, updated = ?, body = ? WHERE id = ?`,
-	qInsertLocation:  `INSERT OR IGNORE INTO locations (key, record_id) VALUES (?, ?)`,
-	qDeleteLocations: `DELETE FROM locations WHERE record_id = ?`,
+	qInsertLocation: `INSERT OR IGNORE INTO locations (key, record_id) VALUES (?, ?)`,
+	qDeleteLocation: `DELETE FROM locations WHERE key = ? AND record_id = ?`,
 	// One statement does all of PutKey: insert the key, or update it when
 	// the same record holds it; when another record holds it nothing
 	// changes (changes() = 0) and PutKey reports ErrKeyTaken.

@@ -5,11 +5,10 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/urn"
 )
 
 // reader implements resolver.Reader over a set of prepared statements: the
@@ -137,35 +136,17 @@ func (rd reader) Keys(ctx context.Context, recordID int64) ([]resolver.Key, erro
 	return rd.keys(ctx, rd.q[qKeys], recordID)
 }
 
-// StaleKeys merges one range scan of the (version, key) index per version
-// below version: keys are versioned by small integers, and all but a few
-// are at the current one, so there are few such versions, and each scan
-// reads at most limit rows. The first limit keys of the union, in key
-// order, are the answer.
+// StaleKeys reads the partial index of stale keys when version is this
+// build's urn.KeyVersion (the one version the Service asks about), else
+// the keys in key order.
 func (rd reader) StaleKeys(ctx context.Context, version int, after string, limit int) ([]resolver.Key, error) {
 	if err := rd.live(); err != nil || limit <= 0 {
 		return nil, err
 	}
-	return readConsistent(ctx, rd, func(ctx context.Context, stmt func(query) *sql.Stmt) ([]resolver.Key, error) {
-		var out []resolver.Key
-		v := int64(-1 << 62)
-		for {
-			err := stmt(qStaleVersion).QueryRowContext(ctx, v, version).Scan(&v)
-			if errors.Is(err, sql.ErrNoRows) {
-				break
-			}
-			if err != nil {
-				return nil, storeErr(ctx, "finding stale keys", err)
-			}
-			ks, err := rd.keys(ctx, stmt(qStaleKeys), v, after, limit)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, ks...)
-		}
-		slices.SortFunc(out, func(a, b resolver.Key) int { return strings.Compare(a.Key, b.Key) })
-		return out[:min(limit, len(out))], nil
-	})
+	if version == urn.KeyVersion {
+		return rd.keys(ctx, rd.q[qStaleKeysCurrent], after, limit)
+	}
+	return rd.keys(ctx, rd.q[qStaleKeys], after, version, limit)
 }
 
 func (rd reader) DuplicateLocations(ctx context.Context, after string, limit int) ([]resolver.Duplicate, error) {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/urikit/urikit/urn"
 )
 
 // applicationID marks a database file as urikit's (PRAGMA application_id,
@@ -72,16 +74,18 @@ var migrations = []migration{
 			role      TEXT    NOT NULL CHECK (role IN ('name', 'alias', 'retired')),
 			version   INTEGER NOT NULL
 		) WITHOUT ROWID`,
+		// keys has no index on version: the stale keys are found through a
+		// partial index that holds only them (ensureStaleIndex).
 		`CREATE INDEX keys_record ON keys(record_id)`,
-		`CREATE INDEX keys_version ON keys(version, key)`,
 		// The location index for L2N, L2L and duplicate detection: one row
-		// per record and normalized location.
+		// per record and normalized location. No index on record_id: an
+		// update knows the record's old locations from its body and deletes
+		// their rows by primary key.
 		`CREATE TABLE locations (
 			key       TEXT    NOT NULL,
 			record_id INTEGER NOT NULL REFERENCES records(id),
 			PRIMARY KEY (key, record_id)
 		) WITHOUT ROWID`,
-		`CREATE INDEX locations_record ON locations(record_id)`,
 		// Delegation rules. AUTOINCREMENT: a removed rule's ID is never
 		// given to a new rule, so "rule:ID" in the history stays unambiguous.
 		`CREATE TABLE rules (
@@ -159,6 +163,30 @@ func migrate(ctx context.Context, conn *sql.Conn) (Migration, error) {
 		m.To = mg.version
 	}
 	return m, nil
+}
+
+// staleIndex names the partial index of the keys that this build's
+// urn.KeyVersion makes stale.
+var staleIndex = fmt.Sprintf("keys_stale_v%d", urn.KeyVersion)
+
+// ensureStaleIndex creates, when missing, a partial index of the keys whose
+// version is below urn.KeyVersion: the keys Service.Migrate must compute
+// again. It is derived data, not schema: it depends on the urn package this
+// build has, so it is made at Open rather than by a migration. Every key a
+// build writes has its own version, so the index is empty in the steady
+// state and costs nothing to keep, while StaleKeys reads only stale keys
+// instead of every key in the directory. Creating it reads the keys once,
+// only after an upgrade that changed the equivalence rules (exactly when a
+// re-key is due). Indexes for other versions are left alone: an older build
+// opening the same file (the CLI beside a newer server) keeps its own, and
+// each is as small as the keys stale for it.
+func ensureStaleIndex(ctx context.Context, conn *sql.Conn) error {
+	var n int
+	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = ?`, staleIndex).Scan(&n); err != nil || n > 0 {
+		return err
+	}
+	_, err := conn.ExecContext(ctx, fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON keys(key) WHERE version < %d`, staleIndex, urn.KeyVersion))
+	return err
 }
 
 // checkApplicationID refuses a file that is a database of another program,

@@ -48,7 +48,7 @@ type Options struct {
 // Defaults for Options.
 const (
 	DefaultBusyTimeout = 5 * time.Second
-	DefaultCacheKiB    = 16 << 10
+	DefaultCacheKiB    = 8 << 10
 )
 
 // Store is a resolver.Store in one SQLite database file.
@@ -163,6 +163,10 @@ func (s *Store) open(ctx context.Context) error {
 		conn.Close()
 		return storeErr(ctx, "migrating the schema", err)
 	}
+	if err := ensureStaleIndex(ctx, conn); err != nil {
+		conn.Close()
+		return storeErr(ctx, "indexing stale keys", err)
+	}
 	q, err := prepare(ctx, conn, numQueries)
 	if err != nil {
 		conn.Close()
@@ -227,6 +231,9 @@ func (s *Store) Migrate(ctx context.Context) (Migration, error) {
 	}
 	defer s.releaseWriter()
 	m, err := migrate(ctx, w.conn)
+	if err == nil {
+		err = ensureStaleIndex(ctx, w.conn)
+	}
 	return m, storeErr(ctx, "migrating the schema", err)
 }
 

@@ -93,6 +93,17 @@ func TestServiceRules(t *testing.T) {
 	if err != nil || len(recs) != 1 || recs[0].ID != rec.ID {
 		t.Fatalf("by location: %v %v", recs, err)
 	}
+	// A location a Put drops leaves the location index; one it keeps stays.
+	in.Locations = in.Locations[1:]
+	if _, _, err := f.svc.Put(ctx, f.m, "urn:isbn:9780395363416", in); err != nil {
+		t.Fatal(err)
+	}
+	if recs, err := f.svc.ByLocation(ctx, "https://example.org/book"); err != nil || len(recs) != 0 {
+		t.Fatalf("by a dropped location: %v %v", recs, err)
+	}
+	if recs, err := f.svc.ByLocation(ctx, "https://mirror.example/book"); err != nil || len(recs) != 1 {
+		t.Fatalf("by a kept location: %v %v", recs, err)
+	}
 
 	// Dropping the alias retires it: it resolves to nothing and stays reserved.
 	in.Aliases = nil
@@ -115,14 +126,14 @@ func TestServiceRules(t *testing.T) {
 		t.Fatalf("reuse of a withdrawn name: %v", err)
 	}
 	_, hist, err := f.svc.History(ctx, urn.MustParse("urn:isbn:9780395363416"))
-	if err != nil || len(hist) != 3 {
+	if err != nil || len(hist) != 4 {
 		t.Fatalf("history: %d %v", len(hist), err)
 	}
 	old, _, err := f.svc.LookupAsOf(ctx, urn.MustParse("urn:isbn:9780395363416"), hist[0].Time)
 	if err != nil || old.Status != resolver.Active || len(old.Aliases) != 1 {
 		t.Fatalf("as of: %+v %v", old, err)
 	}
-	if n, err := f.svc.Verify(ctx, nil); err != nil || n != 5 {
+	if n, err := f.svc.Verify(ctx, nil); err != nil || n != 6 {
 		t.Fatalf("verify: %d %v", n, err)
 	}
 
@@ -659,23 +670,32 @@ func TestStaleKeysPaging(t *testing.T) {
 		t.Fatal(err)
 	}
 	slices.Sort(want)
+	// This build's version reads the partial index of stale keys; any other
+	// version, every key in order.
+	if got := staleKeys(t, st, urn.KeyVersion); !slices.Equal(got, want) {
+		t.Fatalf("stale keys\n got %v\nwant %v", got, want)
+	}
+	if got := staleKeys(t, st, urn.KeyVersion+2); len(got) != 57 || !slices.IsSorted(got) {
+		t.Fatalf("keys below version %d: %v", urn.KeyVersion+2, got)
+	}
+}
+
+func staleKeys(t *testing.T, st *sqlite.Store, version int) []string {
+	t.Helper()
 	var got []string
 	after := ""
 	for {
-		ks, err := st.StaleKeys(ctx, urn.KeyVersion, after, 4)
+		ks, err := st.StaleKeys(context.Background(), version, after, 4)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(ks) == 0 {
-			break
+			return got
 		}
 		for _, k := range ks {
 			got = append(got, k.Key)
 		}
 		after = ks[len(ks)-1].Key
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("stale keys\n got %v\nwant %v", got, want)
 	}
 }
 
@@ -693,5 +713,46 @@ func TestDirectoryMode(t *testing.T) {
 	}
 	if filepath.Dir(st.Path()) != dir {
 		t.Fatalf("database at %s, not in %s", st.Path(), dir)
+	}
+}
+
+func dirOf(st *sqlite.Store) string { return filepath.Dir(st.Path()) }
+
+// TestWatch: a server's Watch hears of another process's write within an
+// interval or so, and not of its own writes.
+func TestWatch(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := t.TempDir()
+	server := newFixture(t, dir)
+	heard := make(chan struct{}, 16)
+	go server.st.Watch(ctx, 5*time.Millisecond, func() { heard <- struct{}{} })
+
+	if _, _, err := server.svc.Put(ctx, server.m, "urn:example:own", input("https://example.org/own")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-heard:
+		t.Fatal("Watch reported the server's own write")
+	case <-time.After(100 * time.Millisecond):
+	}
+
+	// A lookup the server caches, then a write by "the CLI" that changes it.
+	if _, err := server.svc.Lookup(ctx, urn.MustParse("urn:example:cli")); resolver.KindOf(err) != resolver.KindNotFound {
+		t.Fatalf("before the CLI's write: %v", err)
+	}
+	cli := openStore(t, dir, sqlite.Options{})
+	clisvc := resolver.New(cli, resolver.Options{})
+	if _, _, err := clisvc.Put(ctx, resolver.Operator, "urn:example:cli", input("https://example.org/cli")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-heard:
+		server.svc.Invalidate()
+	case <-time.After(5 * time.Second):
+		t.Fatal("Watch did not report another process's write")
+	}
+	if _, err := server.svc.Lookup(ctx, urn.MustParse("urn:example:cli")); err != nil {
+		t.Fatalf("after Watch: %v", err)
 	}
 }

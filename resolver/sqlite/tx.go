@@ -132,17 +132,21 @@ func (t *tx) InsertRecord(ctx context.Context, rec *resolver.Record) error {
 }
 
 func (t *tx) UpdateRecord(ctx context.Context, rec resolver.Record) error {
-	res, err := t.exec(ctx, "updating a record", qUpdateRecord, append(recordArgs(&rec), rec.ID)...)
+	old, err := t.Record(ctx, rec.ID)
 	if err != nil {
 		return err
 	}
-	if n, err := affected(ctx, "updating a record", res); err != nil {
+	if _, err := t.exec(ctx, "updating a record", qUpdateRecord, append(recordArgs(&rec), rec.ID)...); err != nil {
 		return err
-	} else if n == 0 {
-		return resolver.ErrNotFound
 	}
-	if _, err := t.exec(ctx, "re-indexing locations", qDeleteLocations, rec.ID); err != nil {
-		return err
+	// The location index changes by what changed: the stored body says
+	// which keys the record listed before.
+	for _, l := range old.Locations {
+		if !slices.ContainsFunc(rec.Locations, func(n resolver.Location) bool { return n.Key == l.Key }) {
+			if _, err := t.exec(ctx, "re-indexing locations", qDeleteLocation, l.Key, rec.ID); err != nil {
+				return err
+			}
+		}
 	}
 	return t.insertLocations(ctx, &rec)
 }

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package sqlite_test
+
+import "time"
+
+// cpuTime is not measured here: the cpu-µs metrics read 0.
+func cpuTime() time.Duration { return 0 }
