@@ -137,7 +137,7 @@ func AppendFromURI(dst []byte, u uri.URI) []byte {
 	if u.HasAuthority() {
 		dst = append(dst, "//"...)
 		if u.HasUserinfo() {
-			dst = appendDecoded(dst, u.Userinfo(), ucsChar)
+			dst = appendDecoded(dst, u.Userinfo(), ucsChar, false)
 			dst = append(dst, '@')
 		}
 		switch u.HostKind() {
@@ -146,29 +146,31 @@ func AppendFromURI(dst []byte, u uri.URI) []byte {
 			dst = append(dst, u.Host()...)
 			dst = append(dst, ']')
 		default:
-			dst = appendDecoded(dst, u.Host(), ucsChar)
+			dst = appendDecoded(dst, u.Host(), ucsChar, false)
 		}
 		if u.HasPort() {
 			dst = append(dst, ':')
 			dst = append(dst, u.Port()...)
 		}
 	}
-	dst = appendDecoded(dst, u.Path(), ucsChar)
+	dst = appendDecoded(dst, u.Path(), ucsChar, false)
 	if u.HasQuery() {
 		dst = append(dst, '?')
-		dst = appendDecoded(dst, u.Query(), ucsPrivate)
+		dst = appendDecoded(dst, u.Query(), ucsPrivate, false)
 	}
 	if u.HasFragment() {
 		dst = append(dst, '#')
-		dst = appendDecoded(dst, u.Fragment(), ucsChar)
+		dst = appendDecoded(dst, u.Fragment(), ucsChar, false)
 	}
 	return dst
 }
 
-// appendDecoded writes the component s (valid URI text) with the
+// appendDecoded writes the component s (valid URI or IRI text) with the
 // percent-encodings that §3.2 decodes decoded; level says which non-ASCII
-// characters may stand unencoded there.
-func appendDecoded(dst []byte, s string, level int) []byte {
+// characters may stand unencoded there. With upper, the encodings that stay
+// get upper-case hex (the case normalization of §5.3.2.1); without, those
+// never decoded stay as written.
+func appendDecoded(dst []byte, s string, level int, upper bool) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c != '%' || i+2 >= len(s) {
@@ -184,8 +186,12 @@ func appendDecoded(dst []byte, s string, level int) []byte {
 			continue
 		case v < utf8.RuneSelf:
 			// "%", reserved, or an ASCII character no URI holds: not
-			// decoded, written as it was.
-			dst = append(dst, s[i:i+3]...)
+			// decoded.
+			if upper {
+				dst = append(dst, '%', upperHex[v>>4], upperHex[v&15])
+			} else {
+				dst = append(dst, s[i:i+3]...)
+			}
 			i += 3
 			continue
 		}
