@@ -132,7 +132,11 @@ func encodedBidiFormat(s string) (rune, bool) {
 		if !is(s[i+7], cHex) || !is(s[i+8], cHex) {
 			continue
 		}
-		r := 0x2000 | rune(unhex(s[i+7]))<<4 | rune(unhex(s[i+8]))
+		v := unhex(s[i+7])<<4 | unhex(s[i+8])
+		if v&0xC0 != 0x80 {
+			continue // no continuation byte: not UTF-8
+		}
+		r := 0x2000 | rune(v&0x3F) // E2 80 v is U+2000 + (v & 0x3F)
 		if isBidiFormat(r) {
 			return r, true
 		}
