@@ -1,7 +1,10 @@
 package batch
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/urikit/urikit/iri"
 )
@@ -74,4 +77,17 @@ func failIRI(err error) Object {
 		return FailAt(e.Reason, e.Offset)
 	}
 	return Fail(err.Error())
+}
+
+// OptionalBool returns the boolean field key, false when it is absent.
+func (r Request) OptionalBool(key string) (bool, error) {
+	raw, ok := r.fields[key]
+	if !ok {
+		return false, nil
+	}
+	var b bool
+	if err := json.Unmarshal(raw, &b); err != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return false, fmt.Errorf("field %q must be true or false", key)
+	}
+	return b, nil
 }

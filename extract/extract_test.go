@@ -19,6 +19,7 @@ import (
 type conformanceCase struct {
 	Op     string          `json:"op"`
 	Text   string          `json:"text"`
+	IRI    bool            `json:"iri"`
 	Expect json.RawMessage `json:"expect"`
 	Source string          `json:"source"`
 }
@@ -57,6 +58,7 @@ func loadCorpus(t *testing.T, path string) []conformanceCase {
 func TestConformance(t *testing.T) {
 	for _, path := range []string{
 		"../testdata/conformance/extract.jsonl",
+		"../testdata/conformance/extract-iri.jsonl",
 		"../../shared/conformance/rfc3986-examples.jsonl",
 	} {
 		cases := loadCorpus(t, path)
@@ -74,11 +76,12 @@ func TestConformance(t *testing.T) {
 			if want == nil {
 				want = []string{}
 			}
-			if got := Strings(c.Text); !reflect.DeepEqual(got, want) {
+			opts := Options{IRI: c.IRI}
+			if got := StringsWith(c.Text, opts); !reflect.DeepEqual(got, want) {
 				t.Errorf("%s (%s)\n text: %q\n got:  %q\n want: %q", filepath.Base(path), c.Source, c.Text, got, want)
 			}
 			// The streaming scanner with one byte a read agrees.
-			if got := scanAll(t, iotest.OneByteReader(strings.NewReader(c.Text)), Options{}); !reflect.DeepEqual(uris(got), want) {
+			if got := scanAll(t, iotest.OneByteReader(strings.NewReader(c.Text)), opts); !reflect.DeepEqual(uris(got), want) {
 				t.Errorf("%s (%s) streaming: got %q, want %q", filepath.Base(path), c.Source, uris(got), want)
 			}
 		}
@@ -138,17 +141,19 @@ func TestMatchDetails(t *testing.T) {
 	}
 }
 
-// TestQuotesUnicode: the quote rule speaks of letters and digits, not only
-// ASCII ones (the bare rule says "ASCII letter").
+// TestQuotesUnicode: the quote rule speaks of ASCII letters and digits
+// (PROTOCOL.md: "an opening quote is one not preceded by an ASCII letter or
+// digit, a closing quote one not followed by an ASCII letter or digit").
 func TestQuotesUnicode(t *testing.T) {
 	tests := []struct {
 		text string
 		want []string
 	}{
-		{"\u00e9'http://a/'", []string{"http://a/'"}},      // é before: not an opening quote
-		{"'http://a/'\u00e9", []string{"http://a/'"}},      // é after: not a closing quote; bare, ends at é
+		{"\u00e9'http://a/'", []string{"http://a/"}},       // é before: still an opening quote
+		{"'http://a/'\u00e9", []string{"http://a/"}},       // é after: still a closing quote
 		{"\u00e9http://a/", []string{"http://a/"}},         // non-ASCII before a bare URI: it starts
-		{"\u0661'http://a/'", []string{"http://a/'"}},      // Arabic-Indic digit before the quote
+		{"\u0661'http://a/'", []string{"http://a/"}},       // an Arabic-Indic digit is no ASCII digit
+		{"a'http://a/'", []string{"http://a/'"}},            // an ASCII letter before: an apostrophe
 		{"\u2014'http://a/'\u2014", []string{"http://a/"}}, // dashes are neither letters nor digits
 	}
 	for _, tt := range tests {
