@@ -153,7 +153,7 @@ func TestQuotesUnicode(t *testing.T) {
 		{"'http://a/'\u00e9", []string{"http://a/"}},       // é after: still a closing quote
 		{"\u00e9http://a/", []string{"http://a/"}},         // non-ASCII before a bare URI: it starts
 		{"\u0661'http://a/'", []string{"http://a/"}},       // an Arabic-Indic digit is no ASCII digit
-		{"a'http://a/'", []string{"http://a/'"}},            // an ASCII letter before: an apostrophe
+		{"a'http://a/'", []string{"http://a/'"}},           // an ASCII letter before: an apostrophe
 		{"\u2014'http://a/'\u2014", []string{"http://a/"}}, // dashes are neither letters nor digits
 	}
 	for _, tt := range tests {
@@ -408,23 +408,42 @@ func TestHostileLinear(t *testing.T) {
 		{"<a", 0},   // angle brackets that never close
 		{".a", 0},   // scheme characters, every 'a' a candidate
 		{"http://a/'", 1},
+		{"-'ü", 0}, // the same with non-ASCII letters, with and without IRI
+		{"<ü", 0},
+		{".ü.a", 0},
+		{"http://ü/'", 1}, // one IRI, or (without IRI) one candidate not taken
+		{"a:ü ", 0},
 	} {
 		text := strings.Repeat(tt.unit, n/len(tt.unit))
 		for _, tail := range []string{"", ":", "://x#y#", ">", "' "} {
-			in := text + tail
-			sc := NewScanner(strings.NewReader(in), Options{})
-			var got int
-			for sc.Scan() {
-				got++
-			}
-			// Work, not time: the bytes the scanner's searches and parses
-			// read. Without the caches these inputs cost ~n²/2.
-			if limit := int64(4 * len(in)); sc.examined > limit {
-				t.Errorf("%q×%d+%q: read %d bytes, want at most %d", tt.unit, n/len(tt.unit), tail, sc.examined, limit)
-			}
-			if tail == "" && got != tt.want {
-				t.Errorf("%q×%d: %d URIs, want %d", tt.unit, n/len(tt.unit), got, tt.want)
+			for _, mode := range []bool{false, true} {
+				if !mode && !isASCIIString(tt.unit) && tt.want > 0 {
+					continue // without IRI a candidate with non-ASCII text is never taken
+				}
+				in := text + tail
+				sc := NewScanner(strings.NewReader(in), Options{IRI: mode})
+				var got int
+				for sc.Scan() {
+					got++
+				}
+				// Work, not time: the bytes the scanner's searches and parses
+				// read. Without the caches these inputs cost ~n²/2.
+				if limit := int64(4 * len(in)); sc.examined > limit {
+					t.Errorf("%q×%d+%q: read %d bytes, want at most %d", tt.unit, n/len(tt.unit), tail, sc.examined, limit)
+				}
+				if tail == "" && got != tt.want {
+					t.Errorf("%q×%d (IRI %v): %d URIs, want %d", tt.unit, n/len(tt.unit), mode, got, tt.want)
+				}
 			}
 		}
 	}
+}
+
+func isASCIIString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
