@@ -89,7 +89,7 @@ func Inspect(x IRI) []Warning {
 	for _, part := range append([]string{y.s}, labels...) {
 		for _, r := range part {
 			if d, ok := confusable[r]; ok {
-				add(CodeConfusableDelimiter, "the IRI holds %U %s, which looks like %q but is not a delimiter: what reads as %q is not one (RFC 3987 §8, UTS #39)", r, runenames.Name(r), d, d)
+				add(CodeConfusableDelimiter, "the IRI holds %U %s, which looks like %q but delimits nothing: the component it stands in goes on past it (RFC 3987 §8, UTS #39)", r, runenames.Name(r), d)
 			}
 		}
 	}
