@@ -8,22 +8,22 @@ import (
 
 func TestDomainToASCII(t *testing.T) {
 	tests := []struct{ in, want string }{
-		{"résumé.example.org", "xn--rsum-bpad.example.org"},  // RFC 3987 §3.1
-		{"納豆.example.org", "xn--99zt52a.example.org"},        // RFC 3987 §3.2.1
-		{"Bücher.EXAMPLE", "xn--bcher-kva.example"},          // mapped to lower case, ASCII labels too
-		{"faß.de", "xn--fa-hia.de"},                          // non-transitional: ß stays
+		{"résumé.example.org", "xn--rsum-bpad.example.org"}, // RFC 3987 §3.1
+		{"納豆.example.org", "xn--99zt52a.example.org"},       // RFC 3987 §3.2.1
+		{"Bücher.EXAMPLE", "xn--bcher-kva.example"},         // mapped to lower case, ASCII labels too
+		{"faß.de", "xn--fa-hia.de"},                         // non-transitional: ß stays
 		{"０x7f．１", "0x7f.1"},                                // full-width forms mapped; no IPv4 parsing (PROTOCOL.md)
 		{"ü。example", "xn--tda.example"},                    // U+3002 is a label separator
-		{"-ü-.example", "xn-----xka.example"},                // CheckHyphens false
-		{"ab--c.ü", "ab--c.xn--tda"},                         // CheckHyphens false
-		{"ü_x.com", "xn--_x-wka.com"},                        // UseSTD3ASCIIRules false
-		{"ü!.com", "xn--!-dha.com"},                          // a sub-delim stays (STD3 off), and a URI host may hold it
-		{".ü..", ".xn--tda.."},                               // VerifyDnsLength false: empty labels
-		{"ü.", "xn--tda."},                                   // a trailing dot
-		{"a.xn--tda.ü", "a.xn--tda.xn--tda"},                 // an ACE label is checked and kept
-		{"ab1.ذذ", "ab1.xn--vgba"},                           // a Bidi domain name whose labels all pass RFC 5893
+		{"-ü-.example", "xn-----xka.example"},               // CheckHyphens false
+		{"ab--c.ü", "ab--c.xn--tda"},                        // CheckHyphens false
+		{"ü_x.com", "xn--_x-wka.com"},                       // UseSTD3ASCIIRules false
+		{"ü!.com", "xn--!-dha.com"},                         // a sub-delim stays (STD3 off), and a URI host may hold it
+		{".ü..", ".xn--tda.."},                              // VerifyDnsLength false: empty labels
+		{"ü.", "xn--tda."},                                  // a trailing dot
+		{"a.xn--tda.ü", "a.xn--tda.xn--tda"},                // an ACE label is checked and kept
+		{"ab1.ذذ", "ab1.xn--vgba"},                          // a Bidi domain name whose labels all pass RFC 5893
 		{"ü" + strings.Repeat("a", 70) + ".com", "xn--" + strings.Repeat("a", 70) + "-tgh.com"}, // no length limits
-		{"a\u094d\u200db.com", "xn--ab-fsf014u.com"},         // ZWJ after a virama: CONTEXTJ allows it
+		{"a\u094d\u200db.com", "xn--ab-fsf014u.com"},                                            // ZWJ after a virama: CONTEXTJ allows it
 		{"😀.example", "xn--e28h.example"},
 	}
 	for _, tt := range tests {
@@ -33,16 +33,16 @@ func TestDomainToASCII(t *testing.T) {
 		}
 	}
 	failures := []struct{ in, why string }{
-		{"a\u200db.com", "invalid label"},              // CheckJoiners: ZWJ with no virama before it
-		{"\u0301a.com", "invalid label"},               // a label may not begin with a combining mark
-		{"٠١.com", "invalid label"},                    // CheckBidi: an AN label breaks RFC 5893 rule 1
-		{"𐴰.example", "invalid label"},                 // the same for Hanifi Rohingya digit zero (Bidi_Class AN)
-		{"a.١x", "invalid label"},                      // ... and an LTR label starting with a digit in a Bidi domain name
-		{"\ufffd.com", "disallowed"},                   // what a bad UTF-8 byte decodes to
-		{"xn--a.ü", "invalid label"},                   // bad Punycode (IgnoreInvalidPunycode false)
-		{"xn--abc-.ü", "invalid label"},                // Punycode that decodes to ASCII only
-		{"xn--ü.com", ""},                              // a non-ASCII character after "xn--"
-		{"\xff.com", "not UTF-8"},                      // percent-decoded bytes that are no UTF-8
+		{"a\u200db.com", "invalid label"}, // CheckJoiners: ZWJ with no virama before it
+		{"\u0301a.com", "invalid label"},  // a label may not begin with a combining mark
+		{"٠١.com", "invalid label"},       // CheckBidi: an AN label breaks RFC 5893 rule 1
+		{"𐴰.example", "invalid label"},    // the same for Hanifi Rohingya digit zero (Bidi_Class AN)
+		{"a.١x", "invalid label"},         // ... and an LTR label starting with a digit in a Bidi domain name
+		{"\ufffd.com", "disallowed"},      // what a bad UTF-8 byte decodes to
+		{"xn--a.ü", "invalid label"},      // bad Punycode (IgnoreInvalidPunycode false)
+		{"xn--abc-.ü", "invalid label"},   // Punycode that decodes to ASCII only
+		{"xn--ü.com", ""},                 // a non-ASCII character after "xn--"
+		{"\xff.com", "not UTF-8"},         // percent-decoded bytes that are no UTF-8
 	}
 	for _, f := range failures {
 		got, err := DomainToASCII(f.in)
@@ -107,7 +107,7 @@ func TestDomainToUnicode(t *testing.T) {
 	for in, want := range map[string]string{
 		"xn--rsum-bpad.example.org": "résumé.example.org",
 		"RÉSUMÉ.example.org":        "résumé.example.org",
-		"ＢÜＣＨＥＲ．example":          "bücher.example",
+		"ＢÜＣＨＥＲ．example":            "bücher.example",
 		"re\u0301sume\u0301.org":    "résumé.org", // NFC, through the mapping
 	} {
 		if got, ok := DomainToUnicode(in); !ok || got != want {

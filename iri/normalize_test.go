@@ -36,7 +36,7 @@ func TestNormalize(t *testing.T) {
 		{"http://résumé.example.org", "http://résumé.example.org", "http://résumé.example.org/"},
 		{"http://ＥＸＡＭＰＬＥ．ｃｏｍ/", "http://ＥＸＡＭＰＬＥ．ｃｏｍ/", "http://example.com/"},
 		{"foo://xn--rsum-bpad.example.org", "foo://xn--rsum-bpad.example.org", "foo://xn--rsum-bpad.example.org"}, // unknown scheme: no IDN rule
-		{"http://xn--.ü/", "http://xn--.ü/", "http://xn--.ü/"},                                                   // no valid IDN: kept
+		{"http://xn--.ü/", "http://xn--.ü/", "http://xn--.ü/"},                                                    // no valid IDN: kept
 		{"http://[::FFFF:1.2.3.4]/", "http://[::ffff:1.2.3.4]/", "http://[::ffff:1.2.3.4]/"},
 		{"f:/.//é", "f:/.//é", "f:/.//é"},
 	}
@@ -62,15 +62,15 @@ func TestNormalize(t *testing.T) {
 
 func TestEqual(t *testing.T) {
 	tests := []struct {
-		a, b         string
-		simple, syn  bool
-		schemeBased  bool
+		a, b        string
+		simple, syn bool
+		schemeBased bool
 	}{
-		{"example://a/b/c/%7Bfoo%7D/rosé", "eXAMPLE://a/./b/../b/%63/%7bfoo%7d/ros%C3%A9", false, true, true}, // RFC 3987 §5.3.2
+		{"example://a/b/c/%7Bfoo%7D/rosé", "eXAMPLE://a/./b/../b/%63/%7bfoo%7d/ros%C3%A9", false, true, true},         // RFC 3987 §5.3.2
 		{"http://www.example.org/résumé.html", "http://www.example.org/re\u0301sume\u0301.html", false, false, false}, // §5.3.2.2
-		{"http://example.com", "http://example.com:80/", false, false, true},                                        // §5.3.3
+		{"http://example.com", "http://example.com:80/", false, false, true},                                          // §5.3.3
 		{"http://example.com/", "http://example.com/?", false, false, false},
-		{"http://résumé.example.org", "http://xn--rsum-bpad.example.org", false, false, true}, // §5.3.3
+		{"http://résumé.example.org", "http://xn--rsum-bpad.example.org", false, false, true},                       // §5.3.3
 		{"http://big.example.com/PopularPage.html", "http://big.example.com/popularpage.html", false, false, false}, // §8
 		{"http://a/é", "http://a/é", true, true, true},
 	}

@@ -171,9 +171,9 @@ func substitute(s string) string {
 
 func TestParseIRI(t *testing.T) {
 	tests := []struct {
-		in                         string
-		scheme, host, path, query  string
-		fragment, userinfo, port   string
+		in                        string
+		scheme, host, path, query string
+		fragment, userinfo, port  string
 	}{
 		{in: "http://résumé.example.org", scheme: "http", host: "résumé.example.org"},
 		{in: "https://ja.wikipedia.org/wiki/東京", scheme: "https", host: "ja.wikipedia.org", path: "/wiki/東京"},
@@ -185,8 +185,8 @@ func TestParseIRI(t *testing.T) {
 		{in: "ภาษาไทย/ไทย", path: "ภาษาไทย/ไทย"},
 		{in: "//مثال.إختبار/", host: "مثال.إختبار", path: "/"},
 		{in: "http://a/\u200d\u200c", scheme: "http", host: "a", path: "/\u200d\u200c"}, // joiners are ucschar, not bidi formatting
-		{in: "x:\uFEFF", scheme: "x", path: "\uFEFF"},                                      // U+FEFF is in %xFDF0-FFEF
-		{in: "x:\U000E1000", scheme: "x", path: "\U000E1000"},                              // first ucschar after the tags
+		{in: "x:\uFEFF", scheme: "x", path: "\uFEFF"},                                   // U+FEFF is in %xFDF0-FFEF
+		{in: "x:\U000E1000", scheme: "x", path: "\U000E1000"},                           // first ucschar after the tags
 		{in: "x:?\uE000\U00100000\U0010FFFD", scheme: "x", query: "\uE000\U00100000\U0010FFFD"},
 	}
 	for _, tt := range tests {
@@ -241,7 +241,7 @@ func TestParseErrors(t *testing.T) {
 		{"http://[v1.é]/", 11, ErrDisallowedCharacter, "IP literal"},
 		{"http://a/\xff", 9, ErrInvalidUTF8, "0xFF"},
 		{"http://a/\xc3", 9, ErrInvalidUTF8, "0xC3"},
-		{"http://a/\xc0\xaf", 9, ErrInvalidUTF8, "0xC0"}, // an overlong '/', RFC 3987 §8
+		{"http://a/\xc0\xaf", 9, ErrInvalidUTF8, "0xC0"},     // an overlong '/', RFC 3987 §8
 		{"http://a/\xed\xa0\x80", 9, ErrInvalidUTF8, "0xED"}, // a surrogate
 		{"http://a/ü ", 11, ErrInvalidPath, "space"},
 		{"é:x", 2, ErrInvalidPath, "colon"},
