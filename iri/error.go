@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/urikit/urikit/uri"
 )
 
-// Error is the error of every parsing function: which input, where, what
-// kind of problem and why.
+// Error is the error of every parsing function: what kind of problem, in
+// which input, where, and why. It has the shape of uri.Error.
 type Error struct {
-	// Kind is one of the Err sentinels below, for errors.Is.
+	// Kind is one of the Err values below, for errors.Is.
 	Kind error
 	// Input is the text that was parsed.
 	Input string
@@ -22,50 +24,74 @@ type Error struct {
 	Reason string
 }
 
+// Error reads on one line, as a uri.Error does: the reason, the byte, and
+// the input quoted (a window of it around the offending byte when it is
+// long).
 func (e *Error) Error() string {
-	in := e.Input
-	if len(in) > 80 {
-		cut := 77
-		for cut > 0 && !utf8.RuneStart(in[cut]) {
-			cut--
-		}
-		in = in[:cut] + "..."
-	}
-	return fmt.Sprintf("iri: %s at byte %d of %s", e.Reason, e.Offset, strconv.Quote(in))
+	return fmt.Sprintf("iri: %s at byte %d of %s", e.Reason, e.Offset, excerpt(e.Input, e.Offset, 80))
 }
 
 // Unwrap returns Kind, so that errors.Is(err, iri.ErrInvalidHost) works.
 func (e *Error) Unwrap() error { return e.Kind }
 
-// Kinds of Error. The first group means what the sentinels of the same
-// names mean for a URI (package uri); the second is what only an IRI can
-// get wrong.
+// Kinds of Error. The first group are package uri's own sentinels: an IRI
+// error of one of these kinds means what the URI error means, and
+// errors.Is(err, uri.ErrInvalidHost) holds for both. The second group is
+// what only an IRI can get wrong: its characters beyond ASCII.
 var (
-	ErrMissingScheme          = errors.New("missing scheme")
-	ErrInvalidScheme          = errors.New("invalid scheme")
-	ErrInvalidUserinfo        = errors.New("invalid userinfo")
-	ErrInvalidHost            = errors.New("invalid host")
-	ErrInvalidPort            = errors.New("invalid port")
-	ErrInvalidPath            = errors.New("invalid path")
-	ErrInvalidQuery           = errors.New("invalid query")
-	ErrInvalidFragment        = errors.New("invalid fragment")
-	ErrInvalidPercentEncoding = errors.New("invalid percent-encoding")
-	ErrFragmentNotAllowed     = errors.New("fragment not allowed in an absolute IRI")
-	ErrTooLong                = errors.New("IRI too long")
-	ErrBaseNotAbsolute        = errors.New("base is not an absolute IRI")
+	ErrMissingScheme          = uri.ErrMissingScheme
+	ErrInvalidScheme          = uri.ErrInvalidScheme
+	ErrInvalidUserinfo        = uri.ErrInvalidUserinfo
+	ErrInvalidHost            = uri.ErrInvalidHost
+	ErrInvalidPort            = uri.ErrInvalidPort
+	ErrInvalidPath            = uri.ErrInvalidPath
+	ErrInvalidQuery           = uri.ErrInvalidQuery
+	ErrInvalidFragment        = uri.ErrInvalidFragment
+	ErrInvalidPercentEncoding = uri.ErrInvalidPercentEncoding
+	// ErrNotAbsolute: an absolute IRI was required, as the base of a
+	// resolution or by ParseAbsolute, and the input has no scheme or has
+	// a fragment.
+	ErrNotAbsolute = uri.ErrNotAbsolute
+	ErrTooLong     = uri.ErrTooLong
 
 	// ErrInvalidUTF8: the text is not well-formed UTF-8 (an IRI is a
 	// sequence of characters; this package reads them as UTF-8).
-	ErrInvalidUTF8 = errors.New("invalid UTF-8")
+	ErrInvalidUTF8 = errors.New("iri: invalid UTF-8")
 	// ErrBidiFormatting: a bidirectional formatting character (LRM, RLM,
 	// LRE, RLE, PDF, LRO, RLO), which RFC 3987 §4.1 forbids anywhere.
-	ErrBidiFormatting = errors.New("bidi formatting character")
+	ErrBidiFormatting = errors.New("iri: bidi formatting character")
 	// ErrDisallowedCharacter: a non-ASCII character that may not stand
 	// there: not a ucschar (U+FFFD, a C1 control, a noncharacter), a
 	// private-use character outside the query, or any non-ASCII character
 	// in the scheme, the port or an IP literal (RFC 3987 §2.2).
-	ErrDisallowedCharacter = errors.New("character not allowed in an IRI here")
+	ErrDisallowedCharacter = errors.New("iri: character not allowed in an IRI here")
 )
+
+// excerpt quotes s Go-style (invalid UTF-8 and control characters
+// escaped), as a window of about width bytes around offset, cut at rune
+// boundaries and marked with "...", when s is longer than width: the
+// window uri.Error and urn.Error show.
+func excerpt(s string, offset, width int) string {
+	if len(s) <= width {
+		return strconv.Quote(s)
+	}
+	from := min(max(offset-width/2, 0), len(s))
+	to := min(from+width, len(s))
+	for from > 0 && from < len(s) && !utf8.RuneStart(s[from]) {
+		from--
+	}
+	for to < len(s) && !utf8.RuneStart(s[to]) {
+		to++
+	}
+	q := strconv.Quote(s[from:to])
+	if from > 0 {
+		q = "..." + q
+	}
+	if to < len(s) {
+		q += "..."
+	}
+	return q
+}
 
 func errAt(s string, offset int, kind error, reason string) error {
 	return &Error{Kind: kind, Input: s, Offset: offset, Reason: reason}

@@ -65,7 +65,7 @@ func parse(s string, mode uint8) (IRI, error) {
 			i = j + 1
 		} else if mode&needScheme != 0 {
 			if j == len(s) {
-				return IRI{}, errAt(s, j, ErrMissingScheme, "missing ':' after scheme")
+				return IRI{}, errAt(s, j, ErrInvalidScheme, "missing ':' after scheme")
 			}
 			return IRI{}, errChar(s, j, "scheme", ErrInvalidScheme)
 		}
@@ -146,7 +146,7 @@ func parse(s string, mode uint8) (IRI, error) {
 	// ifragment = *( ipchar / "/" / "?" )
 	if i < len(s) && s[i] == '#' {
 		if mode&noFragment != 0 {
-			return IRI{}, errAt(s, i, ErrFragmentNotAllowed, "an absolute IRI cannot have a fragment")
+			return IRI{}, errAt(s, i, ErrNotAbsolute, "an absolute IRI cannot have a fragment")
 		}
 		x.flags |= hasFragment
 		x.fragStart = uint32(i)

@@ -64,7 +64,8 @@ func partsOfURI(u uri.URI) parts {
 // sameAsURI checks the property that defines this parser on ASCII text: an
 // ASCII string is an IRI exactly when it is a URI (RFC 3987 §2.2 adds only
 // non-ASCII characters to RFC 3986's grammar), with the same components
-// and, when it is not, the same error offset.
+// and, when it is not, the same error offset and kind (the kinds are
+// uri's sentinels, so errors.Is reads both alike).
 func sameAsURI(t *testing.T, s string) {
 	t.Helper()
 	for _, f := range []struct {
@@ -92,6 +93,9 @@ func sameAsURI(t *testing.T, s string) {
 			}
 			if xe.Kind == nil || !errors.Is(xerr, xe.Kind) {
 				t.Fatalf("%s(%q): error without a Kind: %v", f.name, s, xerr)
+			}
+			if xe.Kind != ue.Kind || !errors.Is(xerr, ue.Kind) {
+				t.Fatalf("%s(%q): iri error of kind %v, uri error of kind %v", f.name, s, xe.Kind, ue.Kind)
 			}
 			continue
 		}
@@ -267,8 +271,52 @@ func TestParseErrors(t *testing.T) {
 	if _, err := Parse("/résumé.html"); !errors.As(err, &e) || e.Offset != 0 || !errors.Is(err, ErrMissingScheme) {
 		t.Errorf("Parse of a relative reference: %v", err)
 	}
-	if _, err := ParseAbsolute("http://é/#x"); !errors.Is(err, ErrFragmentNotAllowed) {
+	if _, err := ParseAbsolute("http://é/#x"); !errors.Is(err, ErrNotAbsolute) {
 		t.Errorf("ParseAbsolute with a fragment: %v", err)
+	}
+}
+
+// TestErrorKindsAreURIs: the kinds an IRI shares with a URI are package
+// uri's sentinels, so one errors.Is serves both parsers; the IRI-only
+// kinds are none of uri's. The message shows a window of a long input
+// around the offending byte.
+func TestErrorKindsAreURIs(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		kind error
+	}{
+		{"http://ü/ x", uri.ErrInvalidPath},
+		{"http://ü:8x/", uri.ErrInvalidPort},
+		{"http://[::ü]/", ErrDisallowedCharacter},
+		{"http://ü/%zz", uri.ErrInvalidPercentEncoding},
+		{"ü:x", uri.ErrInvalidPath},
+	} {
+		_, err := ParseReference(tt.in)
+		if !errors.Is(err, tt.kind) {
+			t.Errorf("ParseReference(%q): %v, want kind %v", tt.in, err, tt.kind)
+		}
+	}
+	if _, err := ParseAbsolute("http://é/#x"); !errors.Is(err, uri.ErrNotAbsolute) {
+		t.Errorf("ParseAbsolute with a fragment: %v", err)
+	}
+	rel, err := ParseReference("é")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rel.ResolveString("x"); !errors.Is(err, uri.ErrNotAbsolute) {
+		t.Errorf("resolution against a relative base: %v", err)
+	}
+	for _, k := range []error{ErrInvalidUTF8, ErrBidiFormatting, ErrDisallowedCharacter} {
+		for _, u := range []error{uri.ErrInvalidPath, uri.ErrInvalidHost, uri.ErrInvalidText} {
+			if errors.Is(k, u) {
+				t.Errorf("%v is %v", k, u)
+			}
+		}
+	}
+	long := "http://ä/" + strings.Repeat("x", 500) + " " + strings.Repeat("y", 500)
+	_, err = Parse(long)
+	if msg := err.Error(); len(msg) > 200 || !strings.Contains(msg, "at byte 510") || !strings.Contains(msg, `x y`) {
+		t.Errorf("error on a long input: %s", msg)
 	}
 }
 

@@ -29,7 +29,7 @@ func (x IRI) ResolveString(ref string) (IRI, error) {
 // AppendResolved appends the resolution of ref against base to dst.
 func AppendResolved(dst []byte, base, ref IRI) ([]byte, error) {
 	if !base.HasScheme() {
-		return dst, errAt(base.s, 0, ErrBaseNotAbsolute, "the base of a resolution must be an absolute IRI (it has no scheme)")
+		return dst, errAt(base.s, 0, ErrNotAbsolute, "the base of a resolution must be an absolute IRI (it has no scheme)")
 	}
 	// RFC 3986 §5.2.2 Transform References
 	var (
