@@ -1,72 +1,34 @@
 package iri
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/urikit/urikit/internal/ascii"
+)
 
 // Character classes of the ASCII part of RFC 3987 §2.2, which is RFC 3986
 // Appendix A: one bit per ABNF rule a byte can belong to, one table lookup
-// per byte. What RFC 3987 adds (ucschar, iprivate) lies outside ASCII and
-// is decided per character by ucs below.
+// per byte; the table and the rules are internal/ascii's, shared with uri,
+// urn and extract. What RFC 3987 adds (ucschar, iprivate) lies outside
+// ASCII and is decided per character by ucsLen below.
 const (
-	cAlpha      uint16 = 1 << iota // ALPHA
-	cDigit                         // DIGIT
-	cHex                           // HEXDIG
-	cUnreserved                    // unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"
-	cSubDelims                     // sub-delims
-	cScheme                        // ALPHA / DIGIT / "+" / "-" / "." (scheme after its first letter)
-	cUserinfo                      // unreserved / sub-delims / ":"
-	cRegName                       // unreserved / sub-delims
-	cPchar                         // unreserved / sub-delims / ":" / "@"
-	cPath                          // pchar / "/"
-	cQuery                         // pchar / "/" / "?" (iquery and ifragment alike in ASCII)
-	cFuture                        // unreserved / sub-delims / ":" (IPvFuture body)
-	cSegmentNC                     // unreserved / sub-delims / "@" (isegment-nz-nc)
-	cReserved                      // reserved = gen-delims / sub-delims (§3.2 step 2 keeps these encoded)
+	cAlpha      = ascii.Alpha      // ALPHA
+	cDigit      = ascii.Digit      // DIGIT
+	cHex        = ascii.Hex        // HEXDIG
+	cUnreserved = ascii.Unreserved // unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"
+	cScheme     = ascii.Scheme     // ALPHA / DIGIT / "+" / "-" / "." (scheme after its first letter)
+	cUserinfo   = ascii.Userinfo   // unreserved / sub-delims / ":"
+	cRegName    = ascii.RegName    // unreserved / sub-delims
+	cPchar      = ascii.Pchar      // unreserved / sub-delims / ":" / "@"
+	cPath       = ascii.Path       // pchar / "/"
+	cQuery      = ascii.Query      // pchar / "/" / "?" (iquery and ifragment alike in ASCII)
+	cFuture     = ascii.Userinfo   // unreserved / sub-delims / ":" (IPvFuture body: the userinfo set)
+	cSegmentNC  = ascii.SegmentNC  // unreserved / sub-delims / "@" (isegment-nz-nc)
 )
 
-var class = func() (t [256]uint16) {
-	for c := 'a'; c <= 'z'; c++ {
-		t[c] |= cAlpha
-		t[c-'a'+'A'] |= cAlpha
-	}
-	for c := '0'; c <= '9'; c++ {
-		t[c] |= cDigit | cHex
-	}
-	for _, c := range "abcdefABCDEF" {
-		t[c] |= cHex
-	}
-	for c := range 256 {
-		if t[c]&(cAlpha|cDigit) != 0 {
-			t[c] |= cUnreserved | cScheme
-		}
-	}
-	for _, c := range "-._~" {
-		t[c] |= cUnreserved
-	}
-	for _, c := range "+-." {
-		t[c] |= cScheme
-	}
-	for _, c := range "!$&'()*+,;=" {
-		t[c] |= cSubDelims | cReserved
-	}
-	for _, c := range ":/?#[]@" {
-		t[c] |= cReserved
-	}
-	for c := range 256 {
-		if t[c]&(cUnreserved|cSubDelims) != 0 {
-			t[c] |= cUserinfo | cRegName | cPchar | cFuture | cSegmentNC
-		}
-	}
-	t[':'] |= cUserinfo | cPchar | cFuture
-	t['@'] |= cPchar | cSegmentNC
-	for c := range 256 {
-		if t[c]&cPchar != 0 {
-			t[c] |= cPath | cQuery
-		}
-	}
-	t['/'] |= cPath | cQuery
-	t['?'] |= cQuery
-	return t
-}()
+// class is ascii.Table, held in this package so that the scan loops index
+// a table of their own package (as package uri does).
+var class = ascii.Table
 
 func is(c byte, mask uint16) bool { return class[c]&mask != 0 }
 
@@ -174,26 +136,11 @@ func scan(s string, i int, mask uint16, level int) int {
 	return i
 }
 
-// unhex returns the value of a hex digit; the caller has checked it is one.
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c >= 'a':
-		return c - 'a' + 10
-	default:
-		return c - 'A' + 10
-	}
-}
+func unhex(c byte) byte { return ascii.Unhex(c) }
 
-const upperHex = "0123456789ABCDEF"
+const upperHex = ascii.UpperHex
 
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
+func lower(c byte) byte { return ascii.ToLower(c) }
 
 // isASCII reports whether s holds only ASCII bytes, eight at a time.
 func isASCII(s string) bool {

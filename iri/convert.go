@@ -3,6 +3,7 @@ package iri
 import (
 	"unicode/utf8"
 
+	"github.com/urikit/urikit/internal/ascii"
 	"github.com/urikit/urikit/uri"
 )
 
@@ -45,7 +46,7 @@ func appendPctNonASCII(dst []byte, s string) []byte {
 			dst = append(dst, c)
 			continue
 		}
-		dst = append(dst, '%', upperHex[c>>4], upperHex[c&15])
+		dst = ascii.AppendPct(dst, c)
 	}
 	return dst
 }
@@ -76,12 +77,12 @@ func (x IRI) AppendURIWithIDNA(dst []byte) ([]byte, error) {
 		return appendPctNonASCII(dst, x.s), nil
 	}
 	decoded := unescape(host)
-	ascii, err := DomainToASCII(decoded)
+	a, err := DomainToASCII(decoded)
 	if err != nil {
 		return dst, err
 	}
 	dst = appendPctNonASCII(dst, x.s[:x.hostStart])
-	dst = append(dst, ascii...)
+	dst = append(dst, a...)
 	return appendPctNonASCII(dst, x.s[x.hostEnd:]), nil
 }
 
@@ -188,7 +189,7 @@ func appendDecoded(dst []byte, s string, level int, upper bool) []byte {
 			// "%", reserved, or an ASCII character no URI holds: not
 			// decoded.
 			if upper {
-				dst = append(dst, '%', upperHex[v>>4], upperHex[v&15])
+				dst = ascii.AppendPct(dst, v)
 			} else {
 				dst = append(dst, s[i:i+3]...)
 			}
@@ -207,7 +208,7 @@ func appendDecoded(dst []byte, s string, level int, upper bool) []byte {
 		r, n := utf8.DecodeRune(oct[:k])
 		if r == utf8.RuneError && n <= 1 {
 			// Step 3: not part of strictly legal UTF-8.
-			dst = append(dst, '%', upperHex[v>>4], upperHex[v&15])
+			dst = ascii.AppendPct(dst, v)
 			i += 3
 			continue
 		}
@@ -216,7 +217,7 @@ func appendDecoded(dst []byte, s string, level int, upper bool) []byte {
 		} else {
 			// Step 4: a character not appropriate here.
 			for _, o := range oct[:n] {
-				dst = append(dst, '%', upperHex[o>>4], upperHex[o&15])
+				dst = ascii.AppendPct(dst, o)
 			}
 		}
 		i += 3 * n

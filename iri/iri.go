@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"strconv"
 
+	"github.com/urikit/urikit/internal/ascii"
 	"github.com/urikit/urikit/uri"
 )
 
@@ -234,23 +235,4 @@ func (x IRI) DecodedQuery() string { return unescape(x.Query()) }
 func (x IRI) DecodedFragment() string { return unescape(x.Fragment()) }
 
 // unescape decodes s, whose percent-encodings are known to be valid.
-func unescape(s string) string {
-	i := 0
-	for i < len(s) && s[i] != '%' {
-		i++
-	}
-	if i == len(s) {
-		return s
-	}
-	b := make([]byte, 0, len(s))
-	b = append(b, s[:i]...)
-	for ; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) {
-			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
-			i += 2
-			continue
-		}
-		b = append(b, s[i])
-	}
-	return string(b)
-}
+func unescape(s string) string { return ascii.Decode(s) }

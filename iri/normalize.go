@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/urikit/urikit/internal/ascii"
 	"github.com/urikit/urikit/uri"
 )
 
@@ -74,9 +75,7 @@ func (x IRI) appendNormalized(dst []byte, level uri.Level, idn bool) []byte {
 	var info uri.SchemeInfo
 	known := false
 	if x.HasScheme() {
-		for _, c := range []byte(x.Scheme()) {
-			dst = append(dst, lower(c))
-		}
+		dst = ascii.AppendLower(dst, x.Scheme())
 		dst = append(dst, ':')
 		if level >= uri.SchemeBased {
 			info, known = uri.LookupScheme(x.Scheme())
