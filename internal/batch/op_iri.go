@@ -1,13 +1,6 @@
 package batch
 
-import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-
-	"github.com/urikit/urikit/iri"
-)
+import "github.com/urikit/urikit/iri"
 
 func init() {
 	register("iri", opIRI)
@@ -25,7 +18,7 @@ func opIRI(r Request) Object {
 	}
 	x, err := iri.ParseReference(in)
 	if err != nil {
-		return failIRI(err)
+		return failSyntax(err)
 	}
 	return IRIFields(x)
 }
@@ -68,26 +61,4 @@ func opToIRI(r Request) Object {
 		return failSyntax(err)
 	}
 	return Object{"ok": true, "result": x.String()}
-}
-
-// failIRI answers an IRI syntax error with its reason and byte offset.
-func failIRI(err error) Object {
-	var e *iri.Error
-	if errors.As(err, &e) {
-		return FailAt(e.Reason, e.Offset)
-	}
-	return Fail(err.Error())
-}
-
-// OptionalBool returns the boolean field key, false when it is absent.
-func (r Request) OptionalBool(key string) (bool, error) {
-	raw, ok := r.fields[key]
-	if !ok {
-		return false, nil
-	}
-	var b bool
-	if err := json.Unmarshal(raw, &b); err != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return false, fmt.Errorf("field %q must be true or false", key)
-	}
-	return b, nil
 }
