@@ -46,9 +46,7 @@ func parseIRIs(args []string, s *stdio, asJSON, nfc bool) int {
 		x, err := iri.ParseReference(in)
 		if asJSON {
 			if err != nil {
-				var e *iri.Error
-				errors.As(err, &e)
-				enc.Encode(map[string]any{"ok": false, "input": in, "error": e.Reason, "offset": e.Offset})
+				enc.Encode(errorObject(in, err))
 				return false
 			}
 			enc.Encode(batch.IRIFields(x))
