@@ -35,7 +35,7 @@ type cacheShard struct {
 
 	// hits and misses count get's answers, under mu (which get holds
 	// anyway), so that counting costs no extra synchronization.
-	hits, misses uint64
+	hits, misses    uint64
 	bytes, maxBytes int // the size of the items held, and its bound
 }
 
