@@ -10,14 +10,20 @@ test: check fuzz unit
 build:
 	go build -o urikit ./cmd/urikit
 
-# gofmt and go vet must be clean.
+# gofmt, go vet and staticcheck clean; go.mod and go.sum exactly what the
+# code needs (go mod tidy -diff), for this module and the bench module.
+STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	go vet ./...
+	go mod tidy -diff
+	go run $(STATICCHECK) ./...
+	cd bench && go vet ./... && go mod tidy -diff && go run $(STATICCHECK) ./...
 
-# Unit, example and conformance tests (the conformance test runs
-# ../shared/conformance/run.py against `urikit batch`).
+# Unit, example and conformance tests (the project's vectors always; the
+# public corpora of ../shared when present), with -race where there is
+# concurrent code; the closing line counts passed, failed and skipped.
 unit:
 	scripts/unit.sh
 
@@ -27,6 +33,7 @@ fuzz:
 
 bench:
 	go test -run='^$$' -bench=. -benchmem ./...
+	cd bench && go test -run='^$$' -bench=. -benchmem ./...
 
 generate:
 	go generate ./...

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/urikit/urikit/uri"
 )
@@ -31,8 +30,8 @@ func mayManage(p Principal, id int64) error {
 }
 
 func checkPersonName(field, s string) error {
-	if strings.TrimSpace(s) == "" || len(s) > maxNameBytes || !utf8.ValidString(s) {
-		return invalid(field, -1, "must be UTF-8 text of 1 to %d bytes", maxNameBytes)
+	if strings.TrimSpace(s) == "" || len(s) > maxNameBytes || !isText(s) {
+		return invalid(field, -1, "must be UTF-8 text of 1 to %d bytes, without NUL", maxNameBytes)
 	}
 	return nil
 }
@@ -167,6 +166,9 @@ func (s *Service) AddToken(ctx context.Context, p Principal, id int64, label str
 	tok := NewToken()
 	var t Token
 	err := s.store.Update(ctx, func(tx Tx) error {
+		if err := stillValid(ctx, tx, p); err != nil {
+			return err
+		}
 		if _, err := tx.Authority(ctx, id); errors.Is(err, ErrNotFound) {
 			return errorf(KindNotFound, "no authority %d", id)
 		} else if err != nil {
@@ -195,6 +197,9 @@ func (s *Service) RevokeToken(ctx context.Context, p Principal, id, tokenID int6
 		return err
 	}
 	err := s.store.Update(ctx, func(tx Tx) error {
+		if err := stillValid(ctx, tx, p); err != nil {
+			return err
+		}
 		toks, err := tx.Tokens(ctx, id)
 		if err != nil {
 			return err

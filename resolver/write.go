@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"mime"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/urikit/urikit/scheme"
 	"github.com/urikit/urikit/uri"
 	"github.com/urikit/urikit/urn"
 )
@@ -24,6 +24,17 @@ type RecordInput struct {
 	Metadata  json.RawMessage `json:"metadata"`
 	Redirect  int             `json:"redirect"` // 0 means DefaultRedirect
 }
+
+// MaxURNBytes bounds a registered name, alias or authority prefix, and
+// MaxURLBytes a location's URL. Both are kept in unique indexes, and a
+// database bounds one index row (PostgreSQL's btree holds at most 2704
+// bytes): a longer value would fail in the store, as an internal error,
+// instead of being refused as the caller's mistake. 2 KiB is far beyond
+// any identifier in use and beyond what the sitemaps protocol allows a URL.
+const (
+	MaxURNBytes = 2048
+	MaxURLBytes = 2048
+)
 
 // maxAttempts bounds the retries of a write that lost a race on a key to
 // another process: the second attempt sees the winner's record.
@@ -54,6 +65,9 @@ func (s *Service) Put(ctx context.Context, p Principal, name string, in RecordIn
 	var retired []string
 	for attempt := 1; ; attempt++ {
 		err = s.store.Update(ctx, func(tx Tx) error {
+			if err := stillValid(ctx, tx, p); err != nil {
+				return err
+			}
 			var err error
 			retired = retired[:0]
 			out, created, err = s.put(ctx, tx, p, u, draft, aliasKeys, &retired)
@@ -103,13 +117,8 @@ type PutResult struct {
 // and is skipped whole; the others are written. Either every accepted
 // record of the batch is durable when PutMany returns nil, or none is.
 func (s *Service) PutMany(ctx context.Context, p Principal, batch []NamedInput) ([]PutResult, error) {
-	type checked struct {
-		u         urn.URN
-		draft     Record
-		aliasKeys []string
-	}
 	res := make([]PutResult, len(batch))
-	ok := make([]checked, len(batch))
+	ok := make([]checkedInput, len(batch))
 	for i, in := range batch {
 		u, err := parseAssignedName("urn", in.URN)
 		if err == nil && p.Admin {
@@ -125,10 +134,20 @@ func (s *Service) PutMany(ctx context.Context, p Principal, batch []NamedInput) 
 	var err error
 	for attempt := 1; ; attempt++ {
 		err = s.store.Update(ctx, func(tx Tx) error {
+			if err := stillValid(ctx, tx, p); err != nil {
+				return err
+			}
 			out = slices.Clone(res)
 			retired = retired[:0]
+			var bulk []bool
+			if btx, isBulk := tx.(BulkTx); isBulk {
+				var err error
+				if bulk, err = s.putNew(ctx, btx, p, batch, ok, out); err != nil {
+					return err
+				}
+			}
 			for i := range batch {
-				if out[i].Err != nil {
+				if out[i].Err != nil || bulk != nil && bulk[i] {
 					continue
 				}
 				rec, created, err := s.put(ctx, tx, p, ok[i].u, ok[i].draft, ok[i].aliasKeys, &retired)
@@ -162,6 +181,99 @@ func (s *Service) PutMany(ctx context.Context, p Principal, batch []NamedInput) 
 		s.Invalidate(keys...)
 	}
 	return out, nil
+}
+
+// checkedInput is one record of a PutMany batch after checkInput.
+type checkedInput struct {
+	u         urn.URN
+	draft     Record
+	aliasKeys []string
+}
+
+// putNew writes, through tx's bulk methods, the records of a batch that
+// are plainly new: none of their keys is stored, and none is a key of an
+// earlier record of the batch (that one may create it). Writing them
+// before the others in the batch changes nothing but the order of IDs and
+// history entries: their keys are disjoint from every other record's.
+// It fills in out for them, and returns which records it wrote.
+func (s *Service) putNew(ctx context.Context, tx BulkTx, p Principal, batch []NamedInput, in []checkedInput, out []PutResult) ([]bool, error) {
+	var all []string
+	for i := range batch {
+		if out[i].Err == nil {
+			all = append(append(all, in[i].u.Key()), in[i].aliasKeys...)
+		}
+	}
+	if len(all) == 0 {
+		return nil, nil
+	}
+	taken, err := tx.TakenKeys(ctx, all)
+	if err != nil {
+		return nil, err
+	}
+	auths, err := tx.Authorities(ctx)
+	if err != nil {
+		return nil, err
+	}
+	done := make([]bool, len(batch))
+	seen := make(map[string]bool, len(all))
+	now := s.now()
+	var recs []*Record
+	var keys [][]Key
+	var idx []int
+	var actors []Principal
+	for i := range batch {
+		if out[i].Err != nil {
+			continue
+		}
+		c := in[i]
+		ks := append([]string{c.u.Key()}, c.aliasKeys...)
+		fresh := true
+		for _, k := range ks {
+			fresh = fresh && !taken[k] && !seen[k]
+			seen[k] = true
+		}
+		if !fresh {
+			continue
+		}
+		names := []urn.URN{c.u}
+		for _, a := range c.draft.Aliases {
+			names = append(names, urn.MustParse(a))
+		}
+		actor, err := mayWrite(auths, p, names...)
+		if err != nil {
+			out[i].Err, done[i] = err, true // broke a rule: skipped, as put would
+			continue
+		}
+		rec := c.draft
+		rec.AuthorityID, rec.Created, rec.Updated = actor.AuthorityID, now, now
+		rk := []Key{{Key: rec.Key, Spelling: rec.URN, Role: RoleName, Version: urn.KeyVersion}}
+		for j, k := range c.aliasKeys {
+			rk = append(rk, Key{Key: k, Spelling: rec.Aliases[j], Role: RoleAlias, Version: urn.KeyVersion})
+		}
+		recs, keys, idx, actors = append(recs, &rec), append(keys, rk), append(idx, i), append(actors, actor)
+	}
+	if len(recs) == 0 {
+		return done, nil
+	}
+	if err := tx.InsertRecords(ctx, recs, keys); err != nil {
+		return nil, err
+	}
+	entries := make([]*Entry, len(recs))
+	for j, rec := range recs {
+		data, err := json.Marshal(*rec)
+		if err != nil {
+			return nil, err
+		}
+		entries[j] = &Entry{Time: now, Action: ActionNameCreate, Subject: rec.URN, RecordID: rec.ID,
+			AuthorityID: rec.AuthorityID, Actor: actors[j].Actor(), Data: data}
+	}
+	if err := tx.AppendAll(ctx, entries); err != nil {
+		return nil, err
+	}
+	for j, i := range idx {
+		out[i].Record, out[i].Created, done[i] = *recs[j], true, true
+	}
+	return done, nil
 }
 
 // checkInput validates everything about a Put that needs no stored data,
@@ -210,6 +322,9 @@ func (s *Service) checkInput(u urn.URN, in RecordInput) (Record, []string, error
 	}
 	for i, l := range in.Locations {
 		field := fmt.Sprintf("locations[%d]", i)
+		if len(l.URL) > MaxURLBytes {
+			return Record{}, nil, invalid(field+".url", MaxURLBytes, "a location's URL has at most %d bytes", MaxURLBytes)
+		}
 		loc, key, err := locationKey(field+".url", l.URL)
 		if err != nil {
 			return Record{}, nil, err
@@ -219,9 +334,12 @@ func (s *Service) checkInput(u urn.URN, in RecordInput) (Record, []string, error
 			if _, _, err := mime.ParseMediaType(l.Type); err != nil {
 				return Record{}, nil, invalid(field+".type", -1, "not a media type: %v", err)
 			}
+			if i := strings.IndexByte(l.Type, 0); i >= 0 {
+				return Record{}, nil, invalid(field+".type", i, "not a media type: NUL in a parameter")
+			}
 		}
-		if len(l.Label) > maxLabelBytes || !utf8.ValidString(l.Label) {
-			return Record{}, nil, invalid(field+".label", -1, "a label is UTF-8 text of at most %d bytes", maxLabelBytes)
+		if len(l.Label) > maxLabelBytes || !isText(l.Label) {
+			return Record{}, nil, invalid(field+".label", -1, "a label is UTF-8 text of at most %d bytes, without NUL", maxLabelBytes)
 		}
 		rec.Locations = append(rec.Locations, l)
 	}
@@ -234,8 +352,27 @@ func (s *Service) checkInput(u urn.URN, in RecordInput) (Record, []string, error
 	return rec, aliasKeys, nil
 }
 
+// isText reports whether s is UTF-8 text a database's text type stores:
+// PostgreSQL's text cannot hold NUL, so no backend is given one.
+func isText(s string) bool {
+	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
+}
+
 // checkMetadata accepts a JSON object (or nothing) and returns it compacted.
 func checkMetadata(m json.RawMessage, limit int) (json.RawMessage, error) {
+	// JSON text is UTF-8 (RFC 8259 §8.1), and Compact does not look at the
+	// bytes inside strings.
+	if !utf8.Valid(m) {
+		i := 0
+		for i < len(m) {
+			r, n := utf8.DecodeRune(m[i:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			i += n
+		}
+		return nil, invalid("metadata", i, "not UTF-8")
+	}
 	m = bytes.TrimSpace(m)
 	if len(m) == 0 || string(m) == "null" {
 		return json.RawMessage("{}"), nil
@@ -270,12 +407,15 @@ func locationKey(field, raw string) (string, string, error) {
 		}
 		return "", "", invalid(field, off, "not an absolute URI: %s", reason)
 	}
-	return raw, scheme.Normalize(u).String(), nil
+	return raw, u.Normalize(uri.SchemeBased).String(), nil
 }
 
 // parseAssignedName parses a name to register: a URN's assigned name, with
 // no r-, q- or f-component (those belong to requests, not to names).
 func parseAssignedName(field, name string) (urn.URN, error) {
+	if len(name) > MaxURNBytes {
+		return urn.URN{}, invalid(field, MaxURNBytes, "a registered name has at most %d bytes", MaxURNBytes)
+	}
 	u, err := ParseName(field, name)
 	if err != nil {
 		return u, err
@@ -302,6 +442,16 @@ func ownerOf(auths []Authority, canonical string) (Authority, bool) {
 // mayWrite checks that p maintains the authority owning every one of names
 // (all under one authority), and returns p acting for that authority: the
 // operator acts for whichever authority owns the names.
+//
+// A name belongs to the authority whose prefix its canonical lexical form
+// lies under. Prefixes are compared lexically, but names are matched by
+// their namespace's equivalence too, so a name may also be equivalent to
+// names under another authority's prefix: urn:nbn:DE:101-x is
+// urn:nbn:de:101-x (RFC 8458 §4.3 makes the NBN prefix case-insensitive),
+// and urn:isbn:0-395-36341-1 is urn:isbn:9780395363416. Its key (the
+// namespace's normal form) is what lookups find, so when the key lies
+// under another authority's prefix the name is that authority's too, and
+// nobody else may create it.
 func mayWrite(auths []Authority, p Principal, names ...urn.URN) (Principal, error) {
 	for i, n := range names {
 		a, ok := ownerOf(auths, n.CanonicalString())
@@ -314,8 +464,33 @@ func mayWrite(auths []Authority, p Principal, names ...urn.URN) (Principal, erro
 		if a.ID != p.AuthorityID {
 			return p, errorf(KindForbidden, "%s belongs to another naming authority", n.AssignedName())
 		}
+		if k := n.Key(); k != n.CanonicalString() {
+			if b, ok := ownerOf(auths, k); ok && b.ID != a.ID {
+				return p, errorf(KindForbidden, "%s is equivalent to %s, which belongs to another naming authority", n.AssignedName(), k)
+			}
+		}
 	}
 	return p, nil
+}
+
+// stillValid checks, in the transaction that writes, that the token p
+// authenticated with is still valid. Authenticate ran before the
+// transaction began: a revocation or a transfer committed in between must
+// stop the write, not let it land after the revocation was acknowledged.
+func stillValid(ctx context.Context, tx Tx, p Principal) error {
+	if p.TokenID == 0 {
+		return nil // the admin and the operator hold no revocable token
+	}
+	toks, err := tx.Tokens(ctx, p.AuthorityID)
+	if err != nil {
+		return err
+	}
+	for _, t := range toks {
+		if t.ID == p.TokenID && t.Active() {
+			return nil
+		}
+	}
+	return errorf(KindUnauthorized, "this token was revoked")
 }
 
 // put writes one record in tx; it appends to retired the keys of aliases
@@ -325,18 +500,26 @@ func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft 
 	if err != nil {
 		return Record{}, false, err
 	}
-	names := []urn.URN{u}
+	old, role, err := tx.RecordByKey(ctx, draft.Key)
+	exists := err == nil
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return Record{}, false, err
+	}
+	var names []urn.URN
+	if exists && role == RoleName && (p.Operator || old.AuthorityID == p.AuthorityID) {
+		// The name is an equivalent spelling of a record p's authority
+		// holds: the record says whose it is, whatever prefix this
+		// spelling lies under lexically (urn:nbn:DE:... for urn:nbn:de:,
+		// an ISBN-10 for a name under an ISBN-13 prefix).
+		p.AuthorityID = old.AuthorityID
+	} else {
+		names = append(names, u)
+	}
 	for _, a := range draft.Aliases {
 		names = append(names, urn.MustParse(a))
 	}
 	p, err = mayWrite(auths, p, names...)
 	if err != nil {
-		return Record{}, false, err
-	}
-
-	old, role, err := tx.RecordByKey(ctx, draft.Key)
-	exists := err == nil
-	if err != nil && !errors.Is(err, ErrNotFound) {
 		return Record{}, false, err
 	}
 	if exists {
@@ -456,28 +639,34 @@ func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, succe
 			return Record{}, err
 		}
 	}
-	if len(reason) > maxLabelBytes || !utf8.ValidString(reason) {
-		return Record{}, invalid("reason", -1, "a reason is UTF-8 text of at most %d bytes", maxLabelBytes)
+	if len(reason) > maxLabelBytes || !isText(reason) {
+		return Record{}, invalid("reason", -1, "a reason is UTF-8 text of at most %d bytes, without NUL", maxLabelBytes)
 	}
 	if p.Admin {
 		return Record{}, errorf(KindForbidden, "the admin token manages authorities; names are withdrawn with a naming authority's token")
 	}
 	var out Record
 	err = s.store.Update(ctx, func(tx Tx) error {
+		if err := stillValid(ctx, tx, p); err != nil {
+			return err
+		}
+		p := p // fn may run again (Store.Update): it acts on its own copy
 		auths, err := tx.Authorities(ctx)
 		if err != nil {
 			return err
 		}
-		p, err := mayWrite(auths, p, u)
-		if err != nil {
-			return err
-		}
 		rec, role, err := tx.RecordByKey(ctx, u.Key())
-		if errors.Is(err, ErrNotFound) {
-			return &Error{Kind: KindNotFound, Message: "no record for " + u.AssignedName(), Offset: -1}
-		}
-		if err != nil {
+		found := err == nil
+		if err != nil && !errors.Is(err, ErrNotFound) {
 			return err
+		}
+		if found && role == RoleName && (p.Operator || rec.AuthorityID == p.AuthorityID) {
+			p.AuthorityID = rec.AuthorityID // its own record, by any equivalent spelling (see put)
+		} else if p, err = mayWrite(auths, p, u); err != nil {
+			return err
+		}
+		if !found {
+			return &Error{Kind: KindNotFound, Message: "no record for " + u.AssignedName(), Offset: -1}
 		}
 		if role != RoleName {
 			return conflict(rec, "%s is an alias of %s: withdraw that name", u.AssignedName(), rec.URN)

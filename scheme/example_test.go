@@ -14,7 +14,7 @@ func ExampleParse() {
 	}
 	fmt.Println(name)
 	for _, f := range fields {
-		fmt.Printf("%-9s %s\n", f.Name, scheme.FormatValue(f.Value))
+		fmt.Printf("%-9s %#v\n", f.Name, f.Value)
 	}
 	// Output:
 	// ftp

@@ -8,14 +8,14 @@ import (
 )
 
 func init() {
-	registerNorm(Info{Name: "file", Hierarchical: true, RFC: "RFC 8089", Title: "files on a host's file system"},
+	register(Info{Name: "file", Hierarchical: true, RFC: "RFC 8089", Title: "files on a host's file system"},
 		func(u uri.URI) (Fields, error) {
 			f, err := ParseFile(u)
 			if err != nil {
 				return nil, err
 			}
 			return f.Fields(), nil
-		}, normalizeFile)
+		})
 }
 
 // File is a file URI (RFC 8089 §2, with the DOS drive letters of
@@ -75,7 +75,7 @@ func (f File) IsLocal() bool {
 
 // Fields returns host and path.
 func (f File) Fields() Fields {
-	return Fields{{"host", f.Host.JSON()}, {"path", f.Path}}
+	return Fields{{"host", f.Host.value()}, {"path", f.Path}}
 }
 
 // URI builds the file URI: file://host/path, file:///path for an empty or
@@ -98,19 +98,6 @@ func (f File) URI() (uri.URI, error) {
 	}
 	b.WriteString(uri.Escape(p, uri.ComponentPath))
 	return parseBuilt(sch, b.String())
-}
-
-// normalizeFile applies RFC 8089 §2: "localhost" is the local machine,
-// the same as an empty authority.
-func normalizeFile(u uri.URI) uri.URI {
-	if u.HasAuthority() && !u.HasUserinfo() && !u.HasPort() && strings.EqualFold(u.Host(), "localhost") {
-		s := u.String()
-		i := strings.Index(s, "//") + 2
-		if v, err := uri.Parse(s[:i] + s[i+len("localhost"):]); err == nil {
-			return v
-		}
-	}
-	return u
 }
 
 // PathStyle says which operating system's path rules a conversion follows,

@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	register(Info{Name: "ftp", DefaultPort: 21, Hierarchical: true, EmptyPathIsSlash: true, RFC: "RFC 1738 §3.2", Title: "File Transfer Protocol"},
+	register(Info{Name: "ftp", Hierarchical: true, RFC: "RFC 1738 §3.2", Title: "File Transfer Protocol"},
 		func(u uri.URI) (Fields, error) {
 			f, err := ParseFTP(u)
 			if err != nil {
@@ -44,7 +44,7 @@ func ParseFTP(u uri.URI) (FTP, error) {
 	if _, err := checkScheme(u, sch); err != nil {
 		return FTP{}, err
 	}
-	host, port, err := hostPort(u, sch, 21, false)
+	host, port, err := hostPort(u, sch, DefaultPort(sch), false)
 	if err != nil {
 		return FTP{}, err
 	}
@@ -88,7 +88,7 @@ func (f FTP) Fields() Fields {
 	if f.Typecode != 0 {
 		tc = string(f.Typecode)
 	}
-	return Fields{{"user", f.User.JSON()}, {"password", f.Password.JSON()}, {"host", f.Host}, {"port", f.Port},
+	return Fields{{"user", f.User.value()}, {"password", f.Password.value()}, {"host", f.Host}, {"port", f.Port},
 		{"path", f.Path()}, {"typecode", tc}}
 }
 
@@ -111,7 +111,7 @@ func (f FTP) URI() (uri.URI, error) {
 	}
 	var b strings.Builder
 	b.WriteString("ftp:")
-	buildAuthority(&b, f.User, f.Password, f.Host, f.Port, 21)
+	buildAuthority(&b, f.User, f.Password, f.Host, f.Port, DefaultPort(sch))
 	if len(f.Segments) > 0 || f.Typecode != 0 {
 		b.WriteByte('/')
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	register(Info{Name: "gopher", DefaultPort: 70, RFC: "RFC 4266", Title: "Gopher"},
+	register(Info{Name: "gopher", RFC: "RFC 4266", Title: "Gopher"},
 		func(u uri.URI) (Fields, error) {
 			g, err := ParseGopher(u)
 			if err != nil {
@@ -42,7 +42,7 @@ func ParseGopher(u uri.URI) (Gopher, error) {
 	if _, err := checkScheme(u, sch); err != nil {
 		return Gopher{}, err
 	}
-	host, port, err := hostPort(u, sch, 70, false)
+	host, port, err := hostPort(u, sch, DefaultPort(sch), false)
 	if err != nil {
 		return Gopher{}, err
 	}
@@ -82,7 +82,7 @@ func ParseGopher(u uri.URI) (Gopher, error) {
 // Fields returns host, port, gtype, selector, search and gopherplus.
 func (g Gopher) Fields() Fields {
 	return Fields{{"host", g.Host}, {"port", g.Port}, {"gtype", g.Type}, {"selector", g.Selector},
-		{"search", g.Search.JSON()}, {"gopherplus", g.GopherPlus.JSON()}}
+		{"search", g.Search.value()}, {"gopherplus", g.GopherPlus.value()}}
 }
 
 // URI builds the gopher URL. Type defaults to "1"; a GopherPlus needs a
@@ -113,7 +113,7 @@ func (g Gopher) URI() (uri.URI, error) {
 	}
 	var b strings.Builder
 	b.WriteString("gopher:")
-	buildAuthority(&b, Opt{}, Opt{}, g.Host, g.Port, 70)
+	buildAuthority(&b, Opt{}, Opt{}, g.Host, g.Port, DefaultPort(sch))
 	b.WriteByte('/')
 	b.WriteString(uri.Escape(typ, uri.ComponentPathSegment))
 	b.WriteString(uri.Escape(g.Selector, uri.ComponentPath))

@@ -8,10 +8,10 @@ import (
 
 func init() {
 	for _, i := range []Info{
-		{Name: "http", DefaultPort: 80, Hierarchical: true, EmptyPathIsSlash: true, RFC: "RFC 9110 §4.2.1", Title: "Hypertext Transfer Protocol"},
-		{Name: "https", DefaultPort: 443, Hierarchical: true, EmptyPathIsSlash: true, RFC: "RFC 9110 §4.2.2", Title: "HTTP over TLS"},
-		{Name: "ws", DefaultPort: 80, Hierarchical: true, EmptyPathIsSlash: true, RFC: "RFC 6455 §3", Title: "WebSocket"},
-		{Name: "wss", DefaultPort: 443, Hierarchical: true, EmptyPathIsSlash: true, RFC: "RFC 6455 §3", Title: "WebSocket over TLS"},
+		{Name: "http", Hierarchical: true, RFC: "RFC 9110 §4.2.1", Title: "Hypertext Transfer Protocol"},
+		{Name: "https", Hierarchical: true, RFC: "RFC 9110 §4.2.2", Title: "HTTP over TLS"},
+		{Name: "ws", Hierarchical: true, RFC: "RFC 6455 §3", Title: "WebSocket"},
+		{Name: "wss", Hierarchical: true, RFC: "RFC 6455 §3", Title: "WebSocket over TLS"},
 	} {
 		register(i, func(u uri.URI) (Fields, error) {
 			h, err := ParseHTTP(u)
@@ -53,7 +53,7 @@ func ParseHTTP(u uri.URI) (HTTP, error) {
 
 // Fields returns host, port, path and query.
 func (h HTTP) Fields() Fields {
-	return Fields{{"host", h.Host}, {"port", h.Port}, {"path", h.Path}, {"query", h.Query.JSON()}}
+	return Fields{{"host", h.Host}, {"port", h.Port}, {"path", h.Path}, {"query", h.Query.value()}}
 }
 
 // URI builds the URI; Scheme defaults to "http", a Port of 0 or the

@@ -11,8 +11,9 @@ import (
 )
 
 // Warning codes of Inspect, stable for scripts (the batch protocol's
-// inspect op reports them). Sections are RFC 3986's; the 2003 draft (seed
-// 002) numbered them one lower from §7.3 on (its §7.3 is rare IP formats).
+// inspect op reports them). Sections are RFC 3986's; the 2003 draft
+// (draft-fielding-uri-rfc2396bis-01) numbered them one lower from §7.3 on
+// (its §7.3 is rare IP formats).
 const (
 	CodeDotSegments    = "dot-segments"    // a "." or ".." segment is left in the path (§5.2.4, §7.3)
 	CodeEscapedControl = "escaped-control" // %00-%1F or %7F in the path, query or fragment (§7.2)
@@ -28,15 +29,6 @@ type Warning struct {
 	Message string // one sentence for a person
 	// Addr is the IPv4 address a rare-ip host is read as.
 	Addr netip.Addr
-}
-
-// inspectPorts is the table of default ports that port-mismatch compares
-// with (the batch protocol's table, fixed so that a later Register does not
-// change what inspect reports).
-var inspectPorts = map[string]int{
-	"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21, "gopher": 70,
-	"telnet": 23, "tn3270": 23, "rlogin": 513, "nntp": 119, "news": 119,
-	"wais": 210, "prospero": 1525,
 }
 
 // wellKnown names the protocols of some ports below 1024, for messages.
@@ -80,7 +72,10 @@ func Inspect(u uri.URI) []Warning {
 				u.Host(), a)})
 		}
 	}
-	if def, ok := inspectPorts[strings.ToLower(u.Scheme())]; ok && u.HasScheme() {
+	// The default ports are uri's (the batch protocol's table under
+	// normalize); a scheme without one gets no port-mismatch.
+	if info, _ := uri.LookupScheme(u.Scheme()); info.DefaultPort > 0 && u.HasScheme() {
+		def := info.DefaultPort
 		if p, ok := portValue(u.Port()); ok && p < 1024 && p != def {
 			what := "another service's"
 			if name, ok := wellKnown[p]; ok {

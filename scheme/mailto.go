@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/urikit/urikit/internal/ascii"
 	"github.com/urikit/urikit/uri"
 )
 
@@ -79,6 +80,17 @@ func ParseMailto(u uri.URI) (Mailto, error) {
 			k, v, ok := strings.Cut(hf, "=")
 			if !ok {
 				return Mailto{}, errField(sch, "hfields", "\""+decode(hf)+"\" has no \"=\" (hfield = hfname \"=\" hfvalue)")
+			}
+			// RFC 6068 §2: hfname = *qchar, hfvalue = *qchar, and qchar
+			// is unreserved, pct-encoded and some-delims, which leave out
+			// "=" and "/" (and "?" and "&", the delimiters): an "=" or "/"
+			// of a header name or value is written %3D or %2F. The "to"
+			// hfield's addresses are checked as addresses below.
+			if i := strings.IndexByte(k, '/'); i >= 0 {
+				return Mailto{}, errField(sch, "hfields", "the header name \""+k+"\" holds an unencoded \"/\" (hfname = *qchar, RFC 6068 §2)")
+			}
+			if i := strings.IndexAny(v, "=/"); i >= 0 && !strings.EqualFold(decode(k), "to") {
+				return Mailto{}, errField(sch, "hfields", "the value of \""+decode(k)+"\" holds an unencoded \""+v[i:i+1]+"\" (hfvalue = *qchar, RFC 6068 §2: write %"+hexByte(v[i])+")")
 			}
 			name := strings.ToLower(decode(k))
 			if !utf8.ValidString(name) {
@@ -295,7 +307,7 @@ func (m Mailto) Fields() Fields {
 			h[x.Name] = x.Value
 		}
 	}
-	return Fields{{"to", to}, {"headers", h}, {"body", m.Body.JSON()}}
+	return Fields{{"to", to}, {"headers", h}, {"body", m.Body.value()}}
 }
 
 // URI builds the mailto URI: the addresses in the path, then the headers,
@@ -352,22 +364,20 @@ func (m Mailto) URI() (uri.URI, error) {
 // and the some-delims of RFC 6068 §2 that are safe there ("&", "=", ";",
 // "/", "?", "#" and "%" always escaped; "," too inside an address).
 func escapeMail(s string, hfield bool) string {
-	const upper = "0123456789ABCDEF"
-	var b strings.Builder
+	var b []byte
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9',
-			c == '-', c == '.', c == '_', c == '~',
+		case ascii.Is(c, ascii.Unreserved),
 			c == '!', c == '$', c == '\'', c == '(', c == ')', c == '*', c == '+', c == ':', c == '@':
-			b.WriteByte(c)
+			b = append(b, c)
 		case c == ',' && hfield:
-			b.WriteByte(c)
+			b = append(b, c)
 		default:
-			b.WriteByte('%')
-			b.WriteByte(upper[c>>4])
-			b.WriteByte(upper[c&15])
+			b = ascii.AppendPct(b, c)
 		}
 	}
-	return b.String()
+	return string(b)
 }
+
+func hexByte(c byte) string { return string(ascii.AppendPct(nil, c)[1:]) }

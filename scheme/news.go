@@ -4,11 +4,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/urikit/urikit/internal/ascii"
 	"github.com/urikit/urikit/uri"
 )
 
 func init() {
-	register(Info{Name: "news", DefaultPort: 119, RFC: "RFC 5538 §4", Title: "Netnews articles and newsgroups"},
+	register(Info{Name: "news", RFC: "RFC 5538 §4", Title: "Netnews articles and newsgroups"},
 		func(u uri.URI) (Fields, error) {
 			n, err := ParseNews(u)
 			if err != nil {
@@ -16,7 +17,7 @@ func init() {
 			}
 			return n.Fields(), nil
 		})
-	register(Info{Name: "nntp", DefaultPort: 119, RFC: "RFC 5538 §3", Title: "Netnews article on a given server"},
+	register(Info{Name: "nntp", RFC: "RFC 5538 §3", Title: "Netnews article on a given server"},
 		func(u uri.URI) (Fields, error) {
 			n, err := ParseNNTP(u)
 			if err != nil {
@@ -40,8 +41,9 @@ type News struct {
 	// wildcards; "*" is all groups, and so is an empty group with a server
 	// (RFC 5538 §4: news://server/ is news://server/*).
 	Group string
-	// Article is the Message-ID without angle brackets; the "@" in it is
-	// what tells an article from a group (RFC 5538 §2.2).
+	// Article is the Message-ID without angle brackets (RFC 5536 §3.1.3
+	// id-left "@" id-right); the "@" in it is what tells an article from a
+	// group (RFC 5538 §2.2).
 	Article string
 }
 
@@ -55,7 +57,7 @@ func ParseNews(u uri.URI) (News, error) {
 	var n News
 	p := u.Path()
 	if u.HasAuthority() {
-		host, port, err := hostPort(u, sch, 119, false)
+		host, port, err := hostPort(u, sch, DefaultPort(sch), false)
 		if err != nil {
 			return News{}, err
 		}
@@ -73,12 +75,8 @@ func ParseNews(u uri.URI) (News, error) {
 		if strings.Contains(p, "/") {
 			return News{}, errField(sch, "article", "\""+p+"\" holds a \"/\", which a Message-ID must encode as %2F (RFC 5538 §4)")
 		}
-		// msg-id-core, possibly written with its angle brackets encoded.
-		if strings.HasPrefix(d, "<") && strings.HasSuffix(d, ">") && len(d) >= 2 {
-			d = d[1 : len(d)-1]
-		}
-		if strings.HasPrefix(d, "@") || strings.HasSuffix(d, "@") || strings.ContainsAny(d, "<> \t\r\n") {
-			return News{}, errField(sch, "article", "\""+d+"\" is not a Message-ID (id-left \"@\" id-right)")
+		if err := checkMsgID(d); err != nil {
+			return News{}, errField(sch, "article", err.Error())
 		}
 		n.Article = d
 	case strings.Contains(p, "/"):
@@ -86,6 +84,14 @@ func ParseNews(u uri.URI) (News, error) {
 	case d == "":
 		n.Group = "*"
 	default:
+		// RFC 5538 §4: newsgroups = *( group-char / pct-encoded / "*" );
+		// the other characters of a wildmat ("?", ":", "!" ...) are
+		// written percent-encoded.
+		for i := 0; i < len(p); i++ {
+			if c := p[i]; !isGroupChar(c) && c != '*' && c != '%' {
+				return News{}, errField(sch, "group", "\""+p+"\" holds "+strconv.QuoteRune(rune(c))+", which must be percent-encoded (RFC 5538 §4)")
+			}
+		}
 		if !isWildmat(d) {
 			return News{}, errField(sch, "group", "\""+d+"\" is not a newsgroup name or wildmat (RFC 3977 §4)")
 		}
@@ -105,7 +111,7 @@ func (n News) Fields() Fields {
 	if n.Host.Set {
 		port = n.Port
 	}
-	return Fields{{"group", group}, {"article", article}, {"host", n.Host.JSON()}, {"port", port}}
+	return Fields{{"group", group}, {"article", article}, {"host", n.Host.value()}, {"port", port}}
 }
 
 // URI builds the news URI.
@@ -123,13 +129,13 @@ func (n News) URI() (uri.URI, error) {
 		if err := checkPort(sch, n.Port); err != nil {
 			return uri.URI{}, err
 		}
-		buildAuthority(&b, Opt{}, Opt{}, n.Host.Value, n.Port, 119)
+		buildAuthority(&b, Opt{}, Opt{}, n.Host.Value, n.Port, DefaultPort(sch))
 		b.WriteByte('/')
 	}
 	if n.Article != "" {
 		a := n.Article // without angle brackets (RFC 5538 §4: msg-id-core)
-		if !strings.Contains(a, "@") || strings.HasPrefix(a, "@") || strings.HasSuffix(a, "@") || strings.ContainsAny(a, "<> \t\r\n") {
-			return uri.URI{}, errField(sch, "article", "\""+n.Article+"\" is not a Message-ID")
+		if err := checkMsgID(a); err != nil {
+			return uri.URI{}, errField(sch, "article", err.Error())
 		}
 		// RFC 5538 §4: "/", "?", "#", "[", "]" and "%" must be encoded.
 		b.WriteString(uri.Escape(a, uri.ComponentPathSegment))
@@ -137,7 +143,7 @@ func (n News) URI() (uri.URI, error) {
 		if strings.Contains(n.Group, "@") || !isWildmat(n.Group) {
 			return uri.URI{}, errField(sch, "group", "\""+n.Group+"\" is not a newsgroup name or wildmat")
 		}
-		b.WriteString(uri.Escape(n.Group, uri.ComponentPathSegment))
+		b.WriteString(escapeNewsgroups(n.Group))
 	}
 	return parseBuilt(sch, b.String())
 }
@@ -159,7 +165,7 @@ func ParseNNTP(u uri.URI) (NNTP, error) {
 	if _, err := checkScheme(u, sch); err != nil {
 		return NNTP{}, err
 	}
-	host, port, err := hostPort(u, sch, 119, false)
+	host, port, err := hostPort(u, sch, DefaultPort(sch), false)
 	if err != nil {
 		return NNTP{}, err
 	}
@@ -213,7 +219,7 @@ func (n NNTP) URI() (uri.URI, error) {
 	}
 	var b strings.Builder
 	b.WriteString("nntp:")
-	buildAuthority(&b, Opt{}, Opt{}, n.Host, n.Port, 119)
+	buildAuthority(&b, Opt{}, Opt{}, n.Host, n.Port, DefaultPort(sch))
 	b.WriteByte('/')
 	b.WriteString(escapeGroup(n.Group))
 	if n.Article != "" {
@@ -245,18 +251,29 @@ func isGroupChar(c byte) bool {
 // escapeGroup percent-encodes every byte of an nntp group name that is not
 // a group-char (RFC 5538 §3).
 func escapeGroup(s string) string {
-	const upper = "0123456789ABCDEF"
-	var b strings.Builder
+	var b []byte
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; isGroupChar(c) {
-			b.WriteByte(c)
+			b = append(b, c)
 		} else {
-			b.WriteByte('%')
-			b.WriteByte(upper[c>>4])
-			b.WriteByte(upper[c&15])
+			b = ascii.AppendPct(b, c)
 		}
 	}
-	return b.String()
+	return string(b)
+}
+
+// escapeNewsgroups percent-encodes every byte of a news wildmat that is
+// neither a group-char nor the "*" wildcard (RFC 5538 §4).
+func escapeNewsgroups(s string) string {
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; isGroupChar(c) || c == '*' {
+			b = append(b, c)
+		} else {
+			b = ascii.AppendPct(b, c)
+		}
+	}
+	return string(b)
 }
 
 // isWildmat reports whether s holds only characters of an RFC 3977 §4.1
@@ -271,4 +288,97 @@ func isWildmat(s string) bool {
 		}
 	}
 	return true
+}
+
+// checkMsgID checks a decoded article against RFC 5536 §3.1.3's Message-ID
+// without its angle brackets, which RFC 5538 §4 makes the article of a news
+// URI ("%3E" is not allowed, and the brackets are not part of the URI,
+// encoded or not):
+//
+//	msg-id-core     = "<" id-left "@" id-right ">"   ; at most 250 octets
+//	id-left         = dot-atom-text / no-fold-quote
+//	id-right        = dot-atom-text / no-fold-literal
+//	no-fold-quote   = DQUOTE *( qtext / quoted-pair ) DQUOTE   ; RFC 5322 §3.6.4
+//	no-fold-literal = "[" *mdtext "]"
+//	mdtext          = %d33-61 / %d63-90 / %d94-126   ; no ">", "[", "]", "\"
+//
+// so a domain part has no empty label and no whitespace anywhere.
+func checkMsgID(a string) error {
+	bad := func(why string) error {
+		return addrError("\"" + a + "\" is not a Message-ID (RFC 5536 §3.1.3): " + why)
+	}
+	if strings.ContainsAny(a, "<>") {
+		return bad("the angle brackets are not part of a news URI, encoded or not (RFC 5538 §4)")
+	}
+	if len(a)+2 > 250 {
+		return bad("longer than 250 octets with its brackets")
+	}
+	var i int
+	if strings.HasPrefix(a, `"`) {
+		// no-fold-quote: qtext is %d33 / %d35-91 / %d93-126.
+		for i = 1; ; i++ {
+			if i >= len(a) {
+				return bad("unterminated quoted id-left")
+			}
+			c := a[i]
+			if c == '"' {
+				i++
+				break
+			}
+			if c == '\\' {
+				i++
+				if i >= len(a) || a[i] < 33 || a[i] > 126 {
+					return bad(`a "\" must quote a visible character`)
+				}
+				continue
+			}
+			if c < 33 || c > 126 {
+				return bad("a space, control or non-ASCII character in the id-left")
+			}
+		}
+	} else {
+		n, why := dotAtomASCII(a)
+		if why != "" {
+			return bad("id-left: " + why)
+		}
+		i = n
+	}
+	if i >= len(a) || a[i] != '@' {
+		return bad(`the id-left must be followed by "@" and an id-right`)
+	}
+	r := a[i+1:]
+	if strings.HasPrefix(r, "[") {
+		if len(r) < 2 || r[len(r)-1] != ']' {
+			return bad("unterminated no-fold-literal")
+		}
+		for j := 1; j < len(r)-1; j++ {
+			if c := r[j]; c < 33 || c > 126 || c == '[' || c == ']' || c == '\\' {
+				return bad("the id-right literal holds a character other than mdtext")
+			}
+		}
+		return nil
+	}
+	n, why := dotAtomASCII(r)
+	switch {
+	case why != "":
+		return bad("id-right: " + why)
+	case n != len(r):
+		return bad("id-right: " + strconv.Quote(r[n:n+1]) + " is not allowed there")
+	}
+	return nil
+}
+
+// dotAtomASCII is dotAtom restricted to ASCII atext: Message-IDs are ASCII
+// (RFC 5536 §3.1.3 uses RFC 5322's atext).
+func dotAtomASCII(s string) (int, string) {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			if i == 0 || s[i-1] == '.' {
+				return 0, "a non-ASCII character"
+			}
+			s = s[:i]
+			break
+		}
+	}
+	return dotAtom(s)
 }

@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	register(Info{Name: "prospero", DefaultPort: 1525, RFC: "RFC 4157", Title: "Prospero directory service"},
+	register(Info{Name: "prospero", RFC: "RFC 4157", Title: "Prospero directory service"},
 		func(u uri.URI) (Fields, error) {
 			p, err := ParseProspero(u)
 			if err != nil {
@@ -58,7 +58,7 @@ func ParseProspero(u uri.URI) (Prospero, error) {
 	if _, err := checkScheme(u, sch); err != nil {
 		return Prospero{}, err
 	}
-	host, port, err := hostPort(u, sch, 1525, false)
+	host, port, err := hostPort(u, sch, DefaultPort(sch), false)
 	if err != nil {
 		return Prospero{}, err
 	}
@@ -85,6 +85,12 @@ func ParseProspero(u uri.URI) (Prospero, error) {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok {
 			return Prospero{}, errField(sch, "params", "\""+decode(f)+"\" has no \"=\" (fieldspec = \";\" fieldname \"=\" fieldvalue)")
+		}
+		// RFC 4157 §2: "=" separates a field's name from its value and
+		// ";" one field from the next, so both are escaped inside them
+		// (as %3D and %3B): a second raw "=" says the field is broken.
+		if strings.IndexByte(v, '=') >= 0 {
+			return Prospero{}, errField(sch, "params", "the field \""+decode(k)+"\" holds a second unencoded \"=\" (RFC 4157 §2: write %3D)")
 		}
 		p.Params = append(p.Params, Param{decode(k), decode(v)})
 	}
@@ -127,7 +133,7 @@ func (p Prospero) URI() (uri.URI, error) {
 	}
 	var b strings.Builder
 	b.WriteString("prospero:")
-	buildAuthority(&b, Opt{}, Opt{}, p.Host, p.Port, 1525)
+	buildAuthority(&b, Opt{}, Opt{}, p.Host, p.Port, DefaultPort(sch))
 	b.WriteByte('/')
 	b.WriteString(esc(p.HSOName))
 	if p.Version.Set {

@@ -2,9 +2,8 @@ package scheme
 
 import (
 	"sort"
-	"strings"
-	"sync"
 
+	"github.com/urikit/urikit/internal/ascii"
 	"github.com/urikit/urikit/uri"
 )
 
@@ -12,65 +11,48 @@ import (
 type Info struct {
 	// Name is the scheme name in lower case.
 	Name string
-	// DefaultPort is the port a URI of the scheme means when it names
-	// none; 0 when the scheme has none.
-	DefaultPort int
+	// SchemeInfo holds the facts of scheme-based normalization (default
+	// port, empty path, default host) as package uri knows them
+	// (uri.LookupScheme): one source of them, so that a scheme's fields
+	// here and uri.Equal at uri.SchemeBased never disagree.
+	uri.SchemeInfo
 	// Hierarchical: the path is a hierarchy of "/" segments, so relative
 	// references and dot segments mean something (RFC 3986 §1.2.3).
 	Hierarchical bool
-	// EmptyPathIsSlash: with an authority, an empty path is the same as "/"
-	// (RFC 3986 §6.2.3).
-	EmptyPathIsSlash bool
 	// RFC names the specification of the scheme ("RFC 4266").
 	RFC string
 	// Title describes the scheme in a few words.
 	Title string
 }
 
-var (
-	regMu    sync.RWMutex
-	registry = map[string]Scheme{}
-)
+// registry holds the schemes of this package. The scheme files fill it
+// from init; nothing writes it afterwards, so lookups need no lock and
+// every call of a function of this package answers the same way for the
+// life of the process. A program with schemes of its own implements the
+// Scheme interface and calls its Fields directly.
+var registry = map[string]Scheme{}
 
-// Register adds s to the registry, replacing a scheme of the same name, and
-// tells package uri its default port and empty-path rule so that
-// uri.Normalize(uri.SchemeBased) and uri.Equal follow it.
-func Register(s Scheme) {
-	name := strings.ToLower(s.Name())
-	info := s.Info()
-	regMu.Lock()
-	registry[name] = s
-	regMu.Unlock()
-	uri.RegisterScheme(name, uri.SchemeInfo{DefaultPort: info.DefaultPort, EmptyPathIsSlash: info.EmptyPathIsSlash})
-}
-
-// Lookup returns the scheme registered under name (case-insensitive).
+// Lookup returns the scheme of this package named name (case-insensitive).
 func Lookup(name string) (Scheme, bool) {
-	regMu.RLock()
-	s, ok := registry[strings.ToLower(name)]
-	regMu.RUnlock()
+	s, ok := registry[ascii.LowerString(name)]
 	return s, ok
 }
 
-// All returns the registered schemes sorted by name.
+// All returns the schemes of this package sorted by name.
 func All() []Scheme {
-	regMu.RLock()
 	list := make([]Scheme, 0, len(registry))
 	for _, s := range registry {
 		list = append(list, s)
 	}
-	regMu.RUnlock()
 	sort.Slice(list, func(i, j int) bool { return list[i].Name() < list[j].Name() })
 	return list
 }
 
-// DefaultPort returns the registered default port of a scheme, 0 when it
-// has none or is unknown.
+// DefaultPort returns the default port of a scheme, 0 when it has none or
+// is unknown (uri.LookupScheme's).
 func DefaultPort(name string) int {
-	if s, ok := Lookup(name); ok {
-		return s.Info().DefaultPort
-	}
-	return 0
+	info, _ := uri.LookupScheme(name)
+	return info.DefaultPort
 }
 
 // scheme is the generic Scheme made of an Info and a fields function; the
@@ -78,22 +60,20 @@ func DefaultPort(name string) int {
 type scheme struct {
 	info   Info
 	fields func(uri.URI) (Fields, error)
-	norm   func(uri.URI) uri.URI
 }
 
 func (s *scheme) Name() string                     { return s.info.Name }
 func (s *scheme) Info() Info                       { return s.info }
 func (s *scheme) Fields(u uri.URI) (Fields, error) { return s.fields(u) }
 
-// normScheme is a scheme with its own normalization rules.
-type normScheme struct{ *scheme }
-
-func (s normScheme) NormalizeURI(u uri.URI) uri.URI { return s.norm(u) }
-
+// register adds a scheme from an init function, its normalization facts
+// taken from package uri. It panics on a duplicate name, a programming
+// error the first test run catches.
 func register(info Info, fields func(uri.URI) (Fields, error)) {
-	Register(&scheme{info: info, fields: fields})
-}
-
-func registerNorm(info Info, fields func(uri.URI) (Fields, error), norm func(uri.URI) uri.URI) {
-	Register(normScheme{&scheme{info: info, fields: fields, norm: norm}})
+	info.Name = ascii.LowerString(info.Name)
+	if _, dup := registry[info.Name]; dup {
+		panic("scheme: registered twice: " + info.Name)
+	}
+	info.SchemeInfo, _ = uri.LookupScheme(info.Name)
+	registry[info.Name] = &scheme{info: info, fields: fields}
 }

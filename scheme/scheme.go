@@ -3,10 +3,10 @@
 // (the 1993 URL draft, RFC 1738 and the RFCs that took its schemes over:
 // RFC 4266 gopher, RFC 5538 news and nntp, RFC 4248 telnet, RFC 4156 wais,
 // RFC 4157 prospero, RFC 6068 mailto, RFC 8089 file), builds URIs back from
-// those fields, keeps a registry of scheme facts (default port, whether the
-// scheme is hierarchical, its RFC) that package uri's scheme-based
-// normalization reads, and inspects URIs for the security problems of
-// RFC 3986 §7.
+// those fields, keeps a table of its schemes (whether a scheme is
+// hierarchical, its RFC; default ports come from package uri, the one
+// source of scheme-based normalization's facts), and inspects URIs for the
+// security problems of RFC 3986 §7.
 //
 // Each scheme has a typed struct with a Parse function (ParseHTTP,
 // ParseFTP, ParseMailto, ...) and a builder method URI. The Scheme
@@ -21,7 +21,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -38,13 +37,6 @@ type Scheme interface {
 	Fields(u uri.URI) (Fields, error)
 }
 
-// Normalizer is implemented by schemes whose specification adds
-// normalization rules to RFC 3986 §6.2.3 (for example file, where
-// "localhost" is the same as no host, RFC 8089 §2).
-type Normalizer interface {
-	NormalizeURI(u uri.URI) uri.URI
-}
-
 // Opt is an optional text field: Set is false when the field's delimiter
 // was absent (RFC 3986 §5.3 tells undefined from empty).
 type Opt struct {
@@ -55,18 +47,10 @@ type Opt struct {
 // Some returns a set Opt holding v.
 func Some(v string) Opt { return Opt{Value: v, Set: true} }
 
-// JSON returns the value for a JSON document: the text, or nil when unset.
-func (o Opt) JSON() any {
+// value is the field value of o: the text, or nil when unset.
+func (o Opt) value() any {
 	if !o.Set {
 		return nil
-	}
-	return o.Value
-}
-
-// String returns the value, or "(none)" when unset.
-func (o Opt) String() string {
-	if !o.Set {
-		return "(none)"
 	}
 	return o.Value
 }
@@ -120,37 +104,6 @@ func (f Fields) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
-}
-
-// FormatValue renders a field value for people: strings quoted, absent
-// values as "(none)", objects sorted by key.
-func FormatValue(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "(none)"
-	case string:
-		return strconv.Quote(v)
-	case int:
-		return strconv.Itoa(v)
-	case []string:
-		q := make([]string, len(v))
-		for i, s := range v {
-			q[i] = strconv.Quote(s)
-		}
-		return "[" + strings.Join(q, ", ") + "]"
-	case map[string]string:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		q := make([]string, len(keys))
-		for i, k := range keys {
-			q[i] = strconv.Quote(k) + ": " + strconv.Quote(v[k])
-		}
-		return "{" + strings.Join(q, ", ") + "}"
-	}
-	return fmt.Sprint(v)
 }
 
 // ErrUnknownScheme is wrapped by the errors for a scheme the registry does
@@ -211,18 +164,6 @@ func Parse(s string) (name string, f Fields, err error) {
 		return "", nil, err
 	}
 	return FieldsOf(u)
-}
-
-// Normalize returns u normalized at uri.SchemeBased plus the rules of its
-// scheme's specification when the scheme has any (see Normalizer).
-func Normalize(u uri.URI) uri.URI {
-	v := u.Normalize(uri.SchemeBased)
-	if s, ok := Lookup(v.Scheme()); ok {
-		if n, ok := s.(Normalizer); ok {
-			return n.NormalizeURI(v)
-		}
-	}
-	return v
 }
 
 // --- helpers shared by the scheme files ---

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/urikit/urikit/uri"
+	"github.com/urikit/urikit/urn"
 )
 
 func mustURI(t *testing.T, s string) uri.URI {
@@ -210,30 +212,17 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
-// TestRegisterUpdatesURI: a scheme registered here changes uri's
-// scheme-based normalization and equality.
-func TestRegisterUpdatesURI(t *testing.T) {
-	a, b := mustURI(t, "xtest://h:9999"), mustURI(t, "xtest://h/")
-	if uri.Equal(a, b, uri.SchemeBased) {
-		t.Fatal("equal before registration")
+// TestOneSourceOfFacts: the normalization facts of every scheme here are
+// package uri's, so a scheme's fields and uri.Equal at uri.SchemeBased
+// never disagree; and file's rule (localhost is the empty host, RFC 8089
+// §2) is one of them.
+func TestOneSourceOfFacts(t *testing.T) {
+	for _, s := range All() {
+		info, _ := uri.LookupScheme(s.Name())
+		if s.Info().SchemeInfo != info {
+			t.Errorf("%s: Info %+v, uri.LookupScheme %+v", s.Name(), s.Info().SchemeInfo, info)
+		}
 	}
-	Register(&scheme{info: Info{Name: "xtest", DefaultPort: 9999, EmptyPathIsSlash: true, RFC: "test"},
-		fields: func(u uri.URI) (Fields, error) { return Fields{{"host", u.Host()}}, nil }})
-	defer func() {
-		regMu.Lock()
-		delete(registry, "xtest")
-		regMu.Unlock()
-		uri.RegisterScheme("xtest", uri.SchemeInfo{})
-	}()
-	if !uri.Equal(a, b, uri.SchemeBased) {
-		t.Errorf("%s and %s differ after registration: %s", a, b, a.Normalize(uri.SchemeBased))
-	}
-	if _, f, err := Parse("xtest://h"); err != nil || f[0].Value != "h" {
-		t.Errorf("Parse after registration: %v %v", f, err)
-	}
-}
-
-func TestNormalize(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"HTTP://Example.COM:80", "http://example.com/"},
 		{"file://LOCALHOST/etc/%7Efoo", "file:///etc/~foo"},
@@ -241,13 +230,22 @@ func TestNormalize(t *testing.T) {
 		{"gopher://h:070/1", "gopher://h/1"},
 	}
 	for _, tt := range tests {
-		got := Normalize(mustURI(t, tt.in)).String()
-		if got != tt.want {
+		got := mustURI(t, tt.in).Normalize(uri.SchemeBased)
+		if got.String() != tt.want {
 			t.Errorf("Normalize(%s) = %s, want %s", tt.in, got, tt.want)
 		}
-		if again := Normalize(mustURI(t, got)).String(); again != got {
+		if again := got.Normalize(uri.SchemeBased); again != got {
 			t.Errorf("Normalize not idempotent: %s -> %s", got, again)
 		}
+	}
+	a, b := mustURI(t, "file://localhost/x"), mustURI(t, "file:///x")
+	if !uri.Equal(a, b, uri.SchemeBased) {
+		t.Error("uri.Equal(file://localhost/x, file:///x, SchemeBased) is false")
+	}
+	fa, _ := ParseFile(a.Normalize(uri.SchemeBased))
+	fb, _ := ParseFile(b)
+	if !fa.IsLocal() || fa != fb {
+		t.Errorf("file fields after normalization: %+v vs %+v", fa, fb)
 	}
 }
 
@@ -262,9 +260,6 @@ func TestFieldsJSONOrder(t *testing.T) {
 	}
 	if want := `{"user":"u","password":null,"host":"h","port":23}`; string(b) != want {
 		t.Errorf("MarshalJSON = %s, want %s", b, want)
-	}
-	if FormatValue(map[string]string{"b": "2", "a": "1"}) != `{"a": "1", "b": "2"}` || FormatValue(nil) != "(none)" {
-		t.Error("FormatValue")
 	}
 }
 
@@ -343,5 +338,80 @@ func TestAuditFixes(t *testing.T) {
 		if e.Field != tt.field {
 			t.Errorf("%s: error %q names field %q, want %q", tt.in, err, e.Field, tt.field)
 		}
+	}
+}
+
+// TestSchemeSyntaxByTheRFCs pins what RFC 6068, RFC 5536/5538 and RFC 4157
+// say of the mailto hfields, news message-ids and prospero fields.
+func TestSchemeSyntaxByTheRFCs(t *testing.T) {
+	ok := []struct{ in, want string }{
+		// RFC 6068 §2: hfvalue = *qchar; encoded, "=" and "/" are data.
+		{"mailto:a@b?subject=1%3D2%2F3", `{"body":null,"headers":{"subject":"1=2/3"},"to":["a@b"]}`},
+		{"mailto:a@b?subject=a:b@c,d;e!$'()*+", `{"body":null,"headers":{"subject":"a:b@c,d;e!$'()*+"},"to":["a@b"]}`},
+		// RFC 5536 §3.1.3: id-right may be a no-fold-literal, written
+		// with encoded brackets (RFC 5538 Appendix B).
+		{"news:p0624081dc30b8699bf9b@%5B10.20.30.108%5D", `{"article":"p0624081dc30b8699bf9b@[10.20.30.108]","group":null,"host":null,"port":null}`},
+		{"news:%22a(b%22@example.com", `{"article":"\"a(b\"@example.com","group":null,"host":null,"port":null}`},
+		// RFC 4157 §2: "=" and ";" of a field are escaped.
+		{"prospero://h/x;a%3Db=c%3Dd%3B", `{"host":"h","hsoname":"x","params":{"a=b":"c=d;"},"port":1525}`},
+		{"prospero://h/a=b;f=v", `{"host":"h","hsoname":"a=b","params":{"f":"v"},"port":1525}`},
+		{"news:a%3Ab.*", `{"article":null,"group":"a:b.*","host":null,"port":null}`},
+	}
+	for _, tt := range ok {
+		got, err := fieldsJSON(t, tt.in)
+		if err != nil {
+			t.Errorf("%s: %v", tt.in, err)
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("%s:\n got  %s\n want %s", tt.in, got, tt.want)
+		}
+	}
+	bad := []struct{ in, field string }{
+		// RFC 6068 §2: hfname and hfvalue are *qchar: no raw "=" or "/".
+		{"mailto:a@b?subject=1=2", "hfields"},
+		{"mailto:a@b?subject=a/b", "hfields"},
+		{"mailto:a@b?body=x=y", "hfields"},
+		{"mailto:a@b?sub/ject=x", "hfields"},
+		{"mailto:?to=a@b=c", "to"},
+		// RFC 5536 §3.1.3: no empty label in the domain part, nor in a
+		// dot-atom id-left.
+		{"news:abc@def..example", "article"},
+		{"news:abc@.example", "article"},
+		{"news:abc@example.", "article"},
+		{"news:a..b@example", "article"},
+		{"news:a@b@c", "article"},
+		{"news:a%20b@c", "article"},
+		{"news:a@%5Bx%5D%5D", "article"},
+		{"news:%22a%20b%22@c", "article"},
+		// RFC 5538 §2, §4: "<" and ">" are not part of the URI, encoded
+		// or not ("%3E" is not allowed).
+		{"news:%3Cabc@def.example%3E", "article"},
+		{"news:abc@def.example%3E", "article"},
+		{"news:%3Cabc@def.example", "article"},
+		// RFC 5538 §4: newsgroups = *( group-char / pct-encoded / "*" ).
+		{"news:a:b", "group"},
+		{"news:a$b", "group"},
+		// RFC 4157 §2: a raw "=" in a field name or value.
+		{"prospero://h/x;a=b=c", "params"},
+	}
+	for _, tt := range bad {
+		_, _, err := Parse(tt.in)
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Errorf("%s: got %v, want a *scheme.Error", tt.in, err)
+			continue
+		}
+		if e.Field != tt.field {
+			t.Errorf("%s: error %q names field %q, want %q", tt.in, err, e.Field, tt.field)
+		}
+	}
+	// ParseURN reports a urn error without nesting its text: the reason
+	// is urn's reason, the *urn.Error is wrapped.
+	_, err := ParseURN(mustURI(t, "urn:ab-:x"))
+	var ue *urn.Error
+	if err == nil || strings.Count(err.Error(), "urn:") > 2 || strings.Contains(err.Error(), "at byte 7 of") ||
+		!errors.As(err, &ue) || !errors.Is(err, urn.ErrInvalidNID) {
+		t.Errorf("ParseURN: %v", err)
 	}
 }

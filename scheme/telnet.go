@@ -8,9 +8,9 @@ import (
 
 func init() {
 	for _, i := range []Info{
-		{Name: "telnet", DefaultPort: 23, RFC: "RFC 4248", Title: "interactive Telnet session"},
-		{Name: "rlogin", DefaultPort: 513, RFC: "RFC 1738 §3.8 (1993 URL draft)", Title: "interactive rlogin session"},
-		{Name: "tn3270", DefaultPort: 23, RFC: "RFC 1738 §3.8 (1993 URL draft)", Title: "interactive IBM 3270 session"},
+		{Name: "telnet", RFC: "RFC 4248", Title: "interactive Telnet session"},
+		{Name: "rlogin", RFC: "RFC 1738 §3.8 (1993 URL draft)", Title: "interactive rlogin session"},
+		{Name: "tn3270", RFC: "RFC 1738 §3.8 (1993 URL draft)", Title: "interactive IBM 3270 session"},
 	} {
 		register(i, func(u uri.URI) (Fields, error) {
 			t, err := ParseTelnet(u)
@@ -57,7 +57,7 @@ func ParseTelnet(u uri.URI) (Telnet, error) {
 
 // Fields returns user, password, host and port.
 func (t Telnet) Fields() Fields {
-	return Fields{{"user", t.User.JSON()}, {"password", t.Password.JSON()}, {"host", t.Host}, {"port", t.Port}}
+	return Fields{{"user", t.User.value()}, {"password", t.Password.value()}, {"host", t.Host}, {"port", t.Port}}
 }
 
 // URI builds the URL with the final "/" (Scheme defaults to "telnet").

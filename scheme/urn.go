@@ -1,6 +1,9 @@
 package scheme
 
 import (
+	"errors"
+	"strconv"
+
 	"github.com/urikit/urikit/uri"
 	"github.com/urikit/urikit/urn"
 )
@@ -33,7 +36,18 @@ func ParseURN(u uri.URI) (URN, error) {
 	}
 	n, err := urn.Parse(u.String())
 	if err != nil {
-		return URN{}, &Error{Scheme: sch, Reason: err.Error(), Err: err}
+		// The urn error's reason, not its whole text: Error() would say
+		// "urn" and quote the input a second time. The *urn.Error stays
+		// reachable through errors.As.
+		e := err.(*urn.Error)
+		field := ""
+		switch {
+		case errors.Is(err, urn.ErrInvalidNID):
+			field = "nid"
+		case errors.Is(err, urn.ErrInvalidNSS), errors.Is(err, urn.ErrInvalidPercentEncoding):
+			field = "nss"
+		}
+		return URN{}, &Error{Scheme: sch, Field: field, Reason: e.Reason + " (byte " + strconv.Itoa(e.Offset) + ")", Err: err}
 	}
 	return URN{NID: n.NID(), NSS: n.DecodedNSS(), Name: n}, nil
 }

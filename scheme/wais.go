@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	register(Info{Name: "wais", DefaultPort: 210, RFC: "RFC 4156", Title: "Wide Area Information Servers"},
+	register(Info{Name: "wais", RFC: "RFC 4156", Title: "Wide Area Information Servers"},
 		func(u uri.URI) (Fields, error) {
 			w, err := ParseWAIS(u)
 			if err != nil {
@@ -42,7 +42,7 @@ func ParseWAIS(u uri.URI) (WAIS, error) {
 	if _, err := checkScheme(u, sch); err != nil {
 		return WAIS{}, err
 	}
-	host, port, err := hostPort(u, sch, 210, false)
+	host, port, err := hostPort(u, sch, DefaultPort(sch), false)
 	if err != nil {
 		return WAIS{}, err
 	}
@@ -71,7 +71,7 @@ func ParseWAIS(u uri.URI) (WAIS, error) {
 // Fields returns host, port, database, wtype, wpath and search.
 func (w WAIS) Fields() Fields {
 	return Fields{{"host", w.Host}, {"port", w.Port}, {"database", w.Database},
-		{"wtype", w.WType.JSON()}, {"wpath", w.WPath.JSON()}, {"search", w.Search.JSON()}}
+		{"wtype", w.WType.value()}, {"wpath", w.WPath.value()}, {"search", w.Search.value()}}
 }
 
 // URI builds the wais URL.
@@ -91,7 +91,7 @@ func (w WAIS) URI() (uri.URI, error) {
 	}
 	var b strings.Builder
 	b.WriteString("wais:")
-	buildAuthority(&b, Opt{}, Opt{}, w.Host, w.Port, 210)
+	buildAuthority(&b, Opt{}, Opt{}, w.Host, w.Port, DefaultPort(sch))
 	b.WriteByte('/')
 	b.WriteString(uri.Escape(w.Database, uri.ComponentPathSegment))
 	if w.WType.Set {

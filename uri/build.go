@@ -1,9 +1,6 @@
 package uri
 
-import (
-	"errors"
-	"strings"
-)
+import "strings"
 
 // Parts are the components of a URI in unescaped form, as a program holds
 // them. Build escapes each for its place, so that parsing the result gives
@@ -16,7 +13,7 @@ type Parts struct {
 	HasAuthority bool
 	Userinfo     string // unescaped; HasUserinfo marks an empty one
 	HasUserinfo  bool
-	Host         string // a reg-name (unescaped) or an IPv4/IPv6 address; an IPvFuture in brackets ("[v1.x]")
+	Host         string // a reg-name (unescaped), an IPv4 address, an IPv6 address with or without its brackets ("::1", "[::1]"), an IPvFuture in brackets ("[v1.x]")
 	Port         string // decimal digits
 
 	Path        string // unescaped; '/' separates segments
@@ -26,7 +23,15 @@ type Parts struct {
 	HasFragment bool   // marks an empty fragment ("#")
 }
 
-// Build assembles a URI from its parts.
+// Build assembles a URI from its parts. An error is an *Error whose Input
+// is the part at fault (the Scheme, Host, Port or Path given) and whose
+// Offset is a byte in it.
+//
+// A host never changes meaning: an IPv6 address is written in brackets,
+// given with them or not; a host with a ':', '[' or ']' that is not an IP
+// literal is refused (it is no reg-name a program means: a host and port
+// in one string, a broken literal), and so is an IPv6 zone identifier
+// (RFC 9844 took them out of URIs).
 func Build(p Parts) (URI, error) {
 	b, err := AppendBuild(nil, p)
 	if err != nil {
@@ -49,11 +54,11 @@ func AppendBuild(dst []byte, p Parts) ([]byte, error) {
 func appendBuild(dst []byte, p Parts) ([]byte, error) {
 	if p.Scheme != "" {
 		if !is(p.Scheme[0], cAlpha) {
-			return dst, errors.New("uri: build: a scheme must start with a letter")
+			return dst, errAt(ErrInvalidScheme, p.Scheme, 0, "a scheme must start with a letter")
 		}
 		for i := 1; i < len(p.Scheme); i++ {
 			if !is(p.Scheme[i], cScheme) {
-				return dst, errors.New("uri: build: invalid character in scheme " + p.Scheme)
+				return dst, errChar(ErrInvalidScheme, p.Scheme, i, "scheme")
 			}
 		}
 		dst = append(dst, p.Scheme...)
@@ -73,7 +78,7 @@ func appendBuild(dst []byte, p Parts) ([]byte, error) {
 		if p.Port != "" {
 			for i := 0; i < len(p.Port); i++ {
 				if !is(p.Port[i], cDigit) {
-					return dst, errors.New("uri: build: port is not a number: " + p.Port)
+					return dst, errAt(ErrInvalidPort, p.Port, i, "port is not a number")
 				}
 			}
 			dst = append(dst, ':')
@@ -83,10 +88,10 @@ func appendBuild(dst []byte, p Parts) ([]byte, error) {
 	switch {
 	case auth && p.Path != "" && p.Path[0] != '/':
 		// §3.3: after an authority the path is empty or starts with '/'.
-		return dst, errors.New("uri: build: with an authority, the path must be empty or start with '/'")
+		return dst, errAt(ErrInvalidPath, p.Path, 0, "with an authority, the path must be empty or start with '/'")
 	case !auth && strings.HasPrefix(p.Path, "//"):
 		// It would read as an authority (§3.3).
-		return dst, errors.New("uri: build: without an authority, the path cannot start with \"//\"")
+		return dst, errAt(ErrInvalidPath, p.Path, 0, `without an authority, the path cannot start with "//"`)
 	}
 	if p.Scheme == "" && !auth {
 		// §4.2: a colon in the first segment would read as a scheme, so
@@ -117,22 +122,57 @@ func appendBuild(dst []byte, p Parts) ([]byte, error) {
 	return dst, nil
 }
 
-// appendHost writes a host: an IPv6 address in brackets, an IPvFuture as
-// given, anything else as an escaped reg-name (which keeps an IPv4 address
-// as it is).
+// appendHost writes a host (§3.2.2): an IP literal in brackets, an IPv6
+// address given without them in brackets, anything else as an escaped
+// reg-name (which keeps an IPv4 address as it is). What would read as
+// another host than the one given is refused.
 func appendHost(dst []byte, host string) ([]byte, error) {
-	switch {
-	case strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") && len(host) > 2 && (host[1] == 'v' || host[1] == 'V'):
-		// The literal must end at its last byte: "[v1.x]]" is no IPvFuture.
-		if end, err := scanIPvFuture(host, 1, len(host)); err != nil || end != len(host)-1 {
-			return dst, errors.New("uri: build: invalid IPvFuture host " + host)
+	if i := strings.IndexByte(host, '%'); i >= 0 && strings.IndexByte(host, ':') >= 0 {
+		// fe80::1%eth0, [fe80::1%25eth0]: not a reg-name either.
+		return dst, errAt(ErrInvalidHost, host, i, "IPv6 zone identifiers are not allowed in URIs (RFC 9844)")
+	}
+	if strings.HasPrefix(host, "[") {
+		// An IP literal, exactly: "[" ( IPv6address / IPvFuture ) "]".
+		var end int
+		var err error
+		if len(host) > 1 && (host[1] == 'v' || host[1] == 'V') {
+			end, err = scanIPvFuture(host, 1, len(host))
+		} else {
+			end, _, err = scanIPv6(host, 1, len(host), false)
+		}
+		switch {
+		case err != nil:
+			return dst, hostError(err, host, 0, "")
+		case end != len(host)-1:
+			return dst, errAt(ErrInvalidHost, host, end+1, "text after the IP literal's ']'")
 		}
 		return append(dst, host...), nil
-	case strings.IndexByte(host, ':') >= 0:
-		lit := "[" + host + "]"
-		if end, _, err := scanIPv6(lit, 1, len(lit), false); err == nil && end == len(lit)-1 {
-			return append(dst, lit...), nil
+	}
+	if i := strings.IndexAny(host, ":[]"); i >= 0 {
+		if host[i] != ':' {
+			return dst, errAt(ErrInvalidHost, host, i, "'"+host[i:i+1]+"' is allowed in a host only around an IP literal")
 		}
+		// Only an IPv6 address holds a ':'.
+		hint := ""
+		if strings.Count(host, ":") == 1 {
+			hint = "; a host and a port? the port goes in Parts.Port"
+		}
+		lit := "[" + host + "]"
+		end, _, err := scanIPv6(lit, 1, len(lit), false)
+		switch {
+		case err != nil:
+			return dst, hostError(err, host, -1, hint)
+		case end != len(lit)-1:
+			return dst, errAt(ErrInvalidHost, host, end-1, "not an IPv6 address"+hint)
+		}
+		return append(dst, lit...), nil
 	}
 	return appendEscape(dst, host, cRegName), nil
+}
+
+// hostError restates an error of the IP literal scanners about host, whose
+// offsets were shift bytes off (a literal scanned with brackets added).
+func hostError(err error, host string, shift int, hint string) error {
+	e := err.(*Error)
+	return errAt(ErrInvalidHost, host, min(max(e.Offset+shift, 0), len(host)), e.Reason+hint)
 }

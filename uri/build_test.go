@@ -1,6 +1,7 @@
 package uri
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -18,10 +19,10 @@ var buildTests = []struct {
 	{Parts{Scheme: "http", Host: "[v7.x:y]"}, "http://[v7.x:y]"},
 	{Parts{Scheme: "http", Host: "1.2.3.4"}, "http://1.2.3.4"},
 	{Parts{Scheme: "http", Host: "Ex%am ple"}, "http://Ex%25am%20ple"},
-	// Not an IPv6 address: a reg-name, escaped.
-	{Parts{Scheme: "http", Host: "::1]x"}, "http://%3A%3A1%5Dx"},
-	{Parts{Scheme: "http", Host: "1:2"}, "http://1%3A2"},
-	{Parts{Scheme: "http", Host: "[::1]"}, "http://%5B%3A%3A1%5D"},
+	// An IPv6 address with its brackets is the same address.
+	{Parts{Scheme: "http", Host: "[::1]"}, "http://[::1]"},
+	{Parts{Scheme: "http", Host: "[FE80::1]", Port: "8080"}, "http://[FE80::1]:8080"},
+	{Parts{Scheme: "http", Host: "[v7.x:y]"}, "http://[v7.x:y]"},
 	// Empty but present components.
 	{Parts{Scheme: "file", HasAuthority: true, Path: "/etc/hosts"}, "file:///etc/hosts"},
 	{Parts{Scheme: "http", Host: "a", Path: "/", HasQuery: true, HasFragment: true}, "http://a/?#"},
@@ -63,26 +64,45 @@ func TestBuildErrors(t *testing.T) {
 	tests := []struct {
 		p      Parts
 		reason string
+		kind   error
 	}{
-		{Parts{Scheme: "1http", Host: "a"}, "start with a letter"},
-		{Parts{Scheme: "-"}, "start with a letter"},
-		{Parts{Scheme: "ht tp"}, "invalid character in scheme"},
-		{Parts{Scheme: "a_b"}, "invalid character in scheme"},
-		{Parts{Scheme: "http", Host: "a", Port: "8x"}, "port is not a number"},
-		{Parts{Scheme: "http", Host: "a", Port: "-1"}, "port is not a number"},
-		{Parts{Scheme: "http", Host: "a", Path: "p"}, "must be empty or start with '/'"},
-		{Parts{HasAuthority: true, Path: "p"}, "must be empty or start with '/'"},
-		{Parts{Scheme: "foo", Path: "//p"}, `cannot start with "//"`},
-		{Parts{Path: "//p"}, `cannot start with "//"`},
-		{Parts{Scheme: "http", Host: "[v7.x]]"}, "invalid IPvFuture"},
-		{Parts{Scheme: "http", Host: "[v7.x]a]"}, "invalid IPvFuture"},
-		{Parts{Scheme: "http", Host: "[vx]"}, "invalid IPvFuture"},
-		{Parts{Scheme: "http", Host: "[v7.]"}, "invalid IPvFuture"},
+		{Parts{Scheme: "1http", Host: "a"}, "start with a letter", ErrInvalidScheme},
+		{Parts{Scheme: "-"}, "start with a letter", ErrInvalidScheme},
+		{Parts{Scheme: "ht tp"}, "invalid space in scheme", ErrInvalidScheme},
+		{Parts{Scheme: "a_b"}, "invalid character '_' in scheme", ErrInvalidScheme},
+		{Parts{Scheme: "http", Host: "a", Port: "8x"}, "port is not a number", ErrInvalidPort},
+		{Parts{Scheme: "http", Host: "a", Port: "-1"}, "port is not a number", ErrInvalidPort},
+		{Parts{Scheme: "http", Host: "a", Path: "p"}, "must be empty or start with '/'", ErrInvalidPath},
+		{Parts{HasAuthority: true, Path: "p"}, "must be empty or start with '/'", ErrInvalidPath},
+		{Parts{Scheme: "foo", Path: "//p"}, `cannot start with "//"`, ErrInvalidPath},
+		{Parts{Path: "//p"}, `cannot start with "//"`, ErrInvalidPath},
+		{Parts{Scheme: "http", Host: "[v7.x]]"}, "after the IP literal", ErrInvalidHost},
+		{Parts{Scheme: "http", Host: "[v7.x]a]"}, "after the IP literal", ErrInvalidHost},
+		{Parts{Scheme: "http", Host: "[vx]"}, "invalid IPvFuture", ErrInvalidHost},
+		{Parts{Scheme: "http", Host: "[v7.]"}, "invalid IPvFuture", ErrInvalidHost},
+		// A host never silently becomes another: IP literals that are not
+		// quite one, zone identifiers (RFC 9844), a host with a port.
+		{Parts{Scheme: "http", Host: "fe80::1%eth0"}, "zone identifiers are not allowed", ErrInvalidHost},
+		{Parts{Scheme: "http", Host: "[fe80::1%25eth0]"}, "zone identifiers are not allowed", ErrInvalidHost},
+		{Parts{Scheme: "http", Host: "[::1"}, "unclosed IP-literal", ErrInvalidHost},
+		{Parts{Scheme: "http", Host: "[::1]x"}, "after the IP literal", ErrInvalidHost},
+		{Parts{Scheme: "http", Host: "[a.b]"}, "invalid IPv6", ErrInvalidHost},
+		{Parts{Scheme: "http", Host: "::1]x"}, "not an IPv6 address", ErrInvalidHost},
+		{Parts{Scheme: "http", Host: "a]"}, "only around an IP literal", ErrInvalidHost},
+		{Parts{Scheme: "http", Host: "example.com:8080"}, "the port goes in Parts.Port", ErrInvalidHost},
+		{Parts{Scheme: "http", Host: "1:2"}, "the port goes in Parts.Port", ErrInvalidHost},
 	}
 	for _, tt := range tests {
 		u, err := Build(tt.p)
 		if err == nil || !strings.Contains(err.Error(), tt.reason) || u != (URI{}) {
 			t.Errorf("Build(%+v) = %q, %v; want an error with %q", tt.p, u, err, tt.reason)
+		}
+		// Every error of the package is an *Error with a kind, its Input
+		// the part at fault and its Offset inside it.
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != tt.kind || e.Offset < 0 || e.Offset > len(e.Input) ||
+			e.Input != tt.p.Scheme && e.Input != tt.p.Host && e.Input != tt.p.Port && e.Input != tt.p.Path {
+			t.Errorf("Build(%+v): %#v, want an *Error of kind %v", tt.p, err, tt.kind)
 		}
 		if b, err := AppendBuild([]byte("x"), tt.p); err == nil || string(b) != "x" {
 			t.Errorf("AppendBuild(%+v) = %q, %v", tt.p, b, err)

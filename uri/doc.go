@@ -9,7 +9,8 @@
 // no raw non-ASCII, no '%' without two hex digits, no IPv6 zone identifier
 // (RFC 9844 took them back out of URI syntax; Parser.AllowZoneID accepts them
 // for the users who still meet RFC 6874 text). Every error is an *Error with
-// the byte offset of the first offending byte.
+// the byte offset of the first offending byte and a Kind (ErrInvalidHost,
+// ErrInvalidPercentEncoding, ...) for errors.Is.
 //
 // Beyond parsing the package resolves references (§5), normalizes and
 // compares URIs along the ladder of §6, percent-encodes per component

@@ -1,6 +1,6 @@
 package uri
 
-import "strings"
+import "github.com/urikit/urikit/internal/ascii"
 
 // Component names a part of a URI for percent-encoding: each allows a
 // different set of characters unescaped (RFC 3986 §2.1, §2.2, §3).
@@ -59,15 +59,7 @@ func AppendEscape(dst []byte, s string, c Component) []byte {
 }
 
 func appendEscape(dst []byte, s string, mask uint16) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if is(c, mask) {
-			dst = append(dst, c)
-		} else {
-			dst = append(dst, '%', upperHex[c>>4], upperHex[c&15])
-		}
-	}
-	return dst
+	return ascii.AppendEscape(dst, s, mask)
 }
 
 // Unescape decodes every percent-encoding in s. It returns an *Error at the
@@ -86,21 +78,4 @@ func Unescape(s string) (string, error) {
 }
 
 // unescape decodes s, whose percent-encodings are known to be valid.
-func unescape(s string) string {
-	i := strings.IndexByte(s, '%')
-	if i < 0 {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	b.WriteString(s[:i])
-	for ; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) {
-			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
-			i += 2
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
+func unescape(s string) string { return ascii.Decode(s) }

@@ -44,7 +44,7 @@ func ExampleParse_error() {
 func ExampleURI_Resolve() {
 	base := uri.MustParse("http://a/b/c/d;p?q")
 	for _, ref := range []string{"g", "../g", "?y", "#s", "../../../g", "http:g"} {
-		u, err := base.Resolve(uri.MustParse(ref))
+		u, err := base.Resolve(uri.MustParseReference(ref))
 		if err != nil {
 			panic(err)
 		}
@@ -65,16 +65,20 @@ func ExampleURI_ResolveWith() {
 	u, _ := base.ResolveWith(ref, uri.SameSchemeIsRelative)
 	fmt.Println(u)
 
-	// The 1997 draft of RFC 2396 dropped the base's query and kept ".."
-	// segments that climb above the root.
+	// RFC 2396 dropped the base's query and kept ".." segments that climb
+	// above the root; the query is appended after the path is reduced.
 	for _, r := range []string{"?y", "../../../g", "g?y/../x"} {
-		u, _ := base.ResolveWith(uri.MustParse(r), uri.RFC2396)
+		u, _ := base.ResolveWith(uri.MustParseReference(r), uri.RFC2396)
 		fmt.Println(u)
 	}
+	// The 1997 draft that became RFC 2396 reduced the query with the path.
+	u, _ = base.ResolveWith(uri.MustParseReference("g?y/../x"), uri.Draft1997)
+	fmt.Println(u)
 	// Output:
 	// http://a/b/c/g
 	// http://a/b/c/?y
 	// http://a/../g
+	// http://a/b/c/g?y/../x
 	// http://a/b/c/x
 }
 
@@ -132,7 +136,7 @@ func ExampleBuild() {
 	// Output:
 	// https://me%40home@[2001:db8::1]:8443/docs/read%20me.txt?q=a&b
 	// me@home /docs/read me.txt
-	// uri: build: port is not a number: eighty
+	// uri: port is not a number at byte 0 of "eighty"
 }
 
 func ExampleParser_allowZoneID() {

@@ -2,6 +2,7 @@ package uri
 
 import (
 	"errors"
+	"net/netip"
 	"strings"
 	"testing"
 )
@@ -252,7 +253,7 @@ func FuzzResolve(f *testing.F) {
 		if res3, err := b.WithoutFragment().Resolve(r); err != nil || res3 != res {
 			t.Fatalf("%q against %q: %q; without the base's fragment %q, %v", ref, base, res, res3, err)
 		}
-		for _, opt := range []ResolveOption{SameSchemeIsRelative, RFC2396, RFC2396 | SameSchemeIsRelative} {
+		for _, opt := range []ResolveOption{SameSchemeIsRelative, RFC2396, RFC2396 | SameSchemeIsRelative, Draft1997, Draft1997 | SameSchemeIsRelative} {
 			v, err := b.ResolveWith(r, opt)
 			if err != nil || !v.HasScheme() {
 				t.Fatalf("%q against %q with option %d: %q, %v", ref, base, opt, v, err)
@@ -316,9 +317,22 @@ func buildShouldFail(p Parts) bool {
 	if auth && p.Path != "" && p.Path[0] != '/' || !auth && strings.HasPrefix(p.Path, "//") {
 		return true
 	}
-	if h := p.Host; auth && len(h) > 2 && h[0] == '[' && h[len(h)-1] == ']' && (h[1] == 'v' || h[1] == 'V') {
+	h := p.Host
+	switch {
+	case !auth:
+		return false
+	case len(h) > 2 && h[0] == '[' && h[len(h)-1] == ']' && (h[1] == 'v' || h[1] == 'V'):
 		u, err := ParseReference("//" + h)
 		return err != nil || u.HostKind() != IPvFuture
+	case len(h) > 2 && h[0] == '[' && h[len(h)-1] == ']':
+		// An IPv6 address in brackets, without a zone.
+		a, err := netip.ParseAddr(h[1 : len(h)-1])
+		return err != nil || !a.Is6() || a.Zone() != "" || strings.Contains(h, "%")
+	case strings.ContainsAny(h, "[]"):
+		return true
+	case strings.Contains(h, ":"):
+		a, err := netip.ParseAddr(h)
+		return err != nil || !a.Is6() || a.Zone() != "" || strings.Contains(h, "%")
 	}
 	return false
 }
@@ -328,8 +342,12 @@ func checkBuilt(t *testing.T, p Parts, u URI) {
 	t.Helper()
 	auth := p.HasAuthority || p.HasUserinfo || p.Userinfo != "" || p.Host != "" || p.Port != ""
 	host := u.DecodedHost()
-	if u.HostKind() == IPvFuture {
+	if u.HostKind() == IPvFuture || u.HostKind() == IPv6 && strings.HasPrefix(p.Host, "[") {
 		host = "[" + host + "]"
+	}
+	// The host keeps its meaning: an IPv6 address given is one built.
+	if a, err := netip.ParseAddr(strings.Trim(p.Host, "[]")); err == nil && a.Is6() && u.HostKind() != IPv6 {
+		t.Errorf("Build(%+v): host %q became a %v", p, p.Host, u.HostKind())
 	}
 	switch {
 	case u.Scheme() != p.Scheme,
@@ -350,4 +368,33 @@ func checkBuilt(t *testing.T, p Parts, u URI) {
 			t.Fatalf("Build(%#v) = %q: IPv6 host without an Addr", p, u)
 		}
 	}
+}
+
+// FuzzParseUserInput: no panic; an error is an *Error about the caller's
+// input with an offset inside it and a kind; a result is a URI that Parse
+// accepts, which cleaning again leaves as it is.
+func FuzzParseUserInput(f *testing.F) {
+	for _, s := range []string{
+		"<URL: http://www.example.com/a\n   b>", "www.example.com/x y", "localhost:8080", "example.com/x",
+		"\"http://x/\"", "http://éé@a:8x/ b", "http://x/%zz", "//x/y", "http://[::1/é", "<<<http://a/>>>",
+		"URL:URL:http://a/", "http://a/multi-\n part", "mailto:Jörg@example.com", "http://a/#b#c",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := ParseUserInput(s)
+		if err != nil {
+			e, ok := err.(*Error)
+			if !ok || e.Input != s || e.Offset < 0 || e.Offset > len(s) || e.Kind == nil || e.Reason == "" {
+				t.Fatalf("%q: bad error %#v", s, err)
+			}
+			return
+		}
+		if _, err := Parse(u.String()); err != nil {
+			t.Fatalf("%q -> %q: %v", s, u, err)
+		}
+		if v, err := ParseUserInput(u.String()); err != nil || v != u {
+			t.Fatalf("%q -> %q -> %q, %v", s, u, v, err)
+		}
+	})
 }

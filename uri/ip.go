@@ -55,7 +55,7 @@ func scanIPv6(s string, a, e int, allowZone bool) (close int, zone bool, err err
 	i := a
 	if i < e && s[i] == ':' {
 		if i+1 >= e || s[i+1] != ':' {
-			return 0, false, errAt(s, i+1, why+" (a lone ':' cannot start it)")
+			return 0, false, errAt(ErrInvalidHost, s, i+1, why+" (a lone ':' cannot start it)")
 		}
 		double = true
 		i += 2
@@ -63,21 +63,21 @@ func scanIPv6(s string, a, e int, allowZone bool) (close int, zone bool, err err
 	full := func() bool { return pieces == 8 || double && pieces == 7 }
 	for {
 		if i == e {
-			return 0, false, errAt(s, e, "unclosed IP-literal (missing ']')")
+			return 0, false, errAt(ErrInvalidHost, s, e, "unclosed IP-literal (missing ']')")
 		}
 		c := s[i]
 		switch {
 		case c == ']' || c == '%':
 			// The address must be complete here.
 			if pieces > 0 && afterColon && !(double && s[i-1] == ':' && s[i-2] == ':') {
-				return 0, false, errAt(s, i, why+" (a lone ':' cannot end it)")
+				return 0, false, errAt(ErrInvalidHost, s, i, why+" (a lone ':' cannot end it)")
 			}
 			if !double && pieces < 8 {
-				return 0, false, errAt(s, i, why+" (too few groups)")
+				return 0, false, errAt(ErrInvalidHost, s, i, why+" (too few groups)")
 			}
 			if c == '%' {
 				if !allowZone {
-					return 0, false, errAt(s, i, "IPv6 zone identifiers are not allowed in URIs (RFC 9844)")
+					return 0, false, errAt(ErrInvalidHost, s, i, "IPv6 zone identifiers are not allowed in URIs (RFC 9844)")
 				}
 				close, err := scanZone(s, i, e)
 				return close, true, err
@@ -85,12 +85,12 @@ func scanIPv6(s string, a, e int, allowZone bool) (close int, zone bool, err err
 			return i, false, nil
 		case is(c, cHex) && afterColon:
 			if full() {
-				return 0, false, errAt(s, i, why+" (too many groups)")
+				return 0, false, errAt(ErrInvalidHost, s, i, why+" (too many groups)")
 			}
 			start := i
 			for i < e && is(s[i], cHex) {
 				if i-start == 4 {
-					return 0, false, errAt(s, i, why+" (more than four hex digits in a group)")
+					return 0, false, errAt(ErrInvalidHost, s, i, why+" (more than four hex digits in a group)")
 				}
 				i++
 			}
@@ -98,7 +98,7 @@ func scanIPv6(s string, a, e int, allowZone bool) (close int, zone bool, err err
 				// ls32 written as an IPv4address: it ends the address and
 				// needs two pieces of room.
 				if double && pieces > 5 || !double && pieces != 6 {
-					return 0, false, errAt(s, i, why+" (no room for an embedded IPv4 address here)")
+					return 0, false, errAt(ErrInvalidHost, s, i, why+" (no room for an embedded IPv4 address here)")
 				}
 				end, ok := scanIPv4(s, start, e)
 				if !ok {
@@ -106,12 +106,12 @@ func scanIPv6(s string, a, e int, allowZone bool) (close int, zone bool, err err
 					// ("::01", "::256"): the '.' is the first byte that
 					// no address can continue with.
 					end = max(end, i)
-					return 0, false, errAt(s, end, why+" (bad embedded IPv4 address)")
+					return 0, false, errAt(ErrInvalidHost, s, end, why+" (bad embedded IPv4 address)")
 				}
 				pieces += 2
 				i = end
 				if i < e && s[i] != ']' && s[i] != '%' {
-					return 0, false, errAt(s, i, why)
+					return 0, false, errAt(ErrInvalidHost, s, i, why)
 				}
 				afterColon = false
 				continue
@@ -120,19 +120,19 @@ func scanIPv6(s string, a, e int, allowZone bool) (close int, zone bool, err err
 			afterColon = false
 		case c == ':' && !afterColon:
 			if full() {
-				return 0, false, errAt(s, i, why+" (too many groups)")
+				return 0, false, errAt(ErrInvalidHost, s, i, why+" (too many groups)")
 			}
 			i++
 			afterColon = true
 			if i < e && s[i] == ':' {
 				if double {
-					return 0, false, errAt(s, i, why+" (more than one '::')")
+					return 0, false, errAt(ErrInvalidHost, s, i, why+" (more than one '::')")
 				}
 				double = true
 				i++
 			}
 		default:
-			return 0, false, errAt(s, i, why)
+			return 0, false, errAt(ErrInvalidHost, s, i, why)
 		}
 	}
 }
@@ -143,18 +143,18 @@ func scanIPv6(s string, a, e int, allowZone bool) (close int, zone bool, err err
 //	ZoneID = 1*( unreserved / pct-encoded )
 func scanZone(s string, i, e int) (int, error) {
 	if i+1 < e && s[i+1] != '2' {
-		return 0, errAt(s, i+1, `invalid IPv6 zone identifier (it must start with "%25")`)
+		return 0, errAt(ErrInvalidHost, s, i+1, `invalid IPv6 zone identifier (it must start with "%25")`)
 	}
 	if i+2 < e && s[i+2] != '5' {
-		return 0, errAt(s, i+2, `invalid IPv6 zone identifier (it must start with "%25")`)
+		return 0, errAt(ErrInvalidHost, s, i+2, `invalid IPv6 zone identifier (it must start with "%25")`)
 	}
 	j := i + 3
 	if j > e {
-		return 0, errAt(s, e, "unclosed IP-literal (missing ']')")
+		return 0, errAt(ErrInvalidHost, s, e, "unclosed IP-literal (missing ']')")
 	}
 	for start := j; ; j++ {
 		if j == e {
-			return 0, errAt(s, e, "unclosed IP-literal (missing ']')")
+			return 0, errAt(ErrInvalidHost, s, e, "unclosed IP-literal (missing ']')")
 		}
 		switch {
 		case s[j] == ']' && j > start:
@@ -162,11 +162,11 @@ func scanZone(s string, i, e int) (int, error) {
 		case is(s[j], cUnreserved):
 		case s[j] == '%':
 			if bad := pctEnd(s, j); bad >= 0 {
-				return 0, errAt(s, bad, "invalid percent-encoding in IPv6 zone identifier")
+				return 0, errAt(ErrInvalidPercentEncoding, s, bad, "invalid percent-encoding in IPv6 zone identifier")
 			}
 			j += 2
 		default:
-			return 0, errAt(s, j, "invalid character in IPv6 zone identifier")
+			return 0, errAt(ErrInvalidHost, s, j, "invalid character in IPv6 zone identifier")
 		}
 	}
 }
@@ -182,13 +182,13 @@ func scanIPvFuture(s string, a, e int) (int, error) {
 		i++
 	}
 	if i == e {
-		return 0, errAt(s, e, "unclosed IP-literal (missing ']')")
+		return 0, errAt(ErrInvalidHost, s, e, "unclosed IP-literal (missing ']')")
 	}
 	if i == a+1 {
-		return 0, errAt(s, i, why+" (a hex version number must follow 'v')")
+		return 0, errAt(ErrInvalidHost, s, i, why+" (a hex version number must follow 'v')")
 	}
 	if s[i] != '.' {
-		return 0, errAt(s, i, why+" (expected '.' after the version)")
+		return 0, errAt(ErrInvalidHost, s, i, why+" (expected '.' after the version)")
 	}
 	i++
 	start := i
@@ -197,8 +197,8 @@ func scanIPvFuture(s string, a, e int) (int, error) {
 			return i, nil
 		}
 		if !is(s[i], cFuture) {
-			return 0, errAt(s, i, why)
+			return 0, errAt(ErrInvalidHost, s, i, why)
 		}
 	}
-	return 0, errAt(s, e, "unclosed IP-literal (missing ']')")
+	return 0, errAt(ErrInvalidHost, s, e, "unclosed IP-literal (missing ']')")
 }

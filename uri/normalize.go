@@ -3,6 +3,8 @@ package uri
 import (
 	"strconv"
 	"strings"
+
+	"github.com/urikit/urikit/internal/ascii"
 )
 
 // Level is a rung of the comparison ladder of RFC 3986 §6.2.
@@ -42,21 +44,60 @@ func ParseLevel(s string) (Level, bool) {
 	return 0, false
 }
 
-// Normalize returns u normalized at level.
-func (u URI) Normalize(level Level) URI {
-	if level == Simple {
+// Normalize returns u normalized at level, with the built-in scheme facts
+// (LookupScheme).
+func (u URI) Normalize(level Level) URI { return Normalizer{Level: level}.Normalize(u) }
+
+// AppendNormalized appends the text of u normalized at level to dst (see
+// Normalizer.Append).
+func (u URI) AppendNormalized(dst []byte, level Level) []byte {
+	return Normalizer{Level: level}.Append(dst, u)
+}
+
+// A Normalizer normalizes and compares URIs at a rung of the ladder of
+// §6.2. The zero Normalizer compares character for character; the
+// methods of URI and the function Equal use a Normalizer with the built-in
+// scheme facts. A Normalizer holds no state: it is safe for concurrent use
+// as long as its Schemes are not written.
+type Normalizer struct {
+	Level Level
+	// Schemes holds the facts scheme-based normalization uses; nil means
+	// the built-in table (LookupScheme). An empty, non-nil table knows no
+	// scheme.
+	Schemes Schemes
+}
+
+func (n Normalizer) lookup(scheme string) (SchemeInfo, bool) {
+	if n.Schemes == nil {
+		return builtin.Lookup(scheme)
+	}
+	return n.Schemes.Lookup(scheme)
+}
+
+// Normalize returns u normalized.
+func (n Normalizer) Normalize(u URI) URI {
+	if n.Level == Simple {
 		return u
 	}
-	v, err := reparse(string(u.AppendNormalized(nil, level)), u.has(hasZone))
+	v, err := reparse(string(n.Append(nil, u)), u.has(hasZone))
 	if err != nil {
 		// Normalization only decodes unreserved characters, changes case
-		// and removes dot segments; its output always parses.
+		// and removes dot segments and defaults; its output always parses.
 		panic("uri: normalization produced an invalid URI: " + err.Error())
 	}
 	return v
 }
 
-// AppendNormalized appends the text of u normalized at level to dst.
+// Equal reports whether a and b are equivalent at n's level (§6.2).
+func (n Normalizer) Equal(a, b URI) bool {
+	if n.Level == Simple || a.s == b.s {
+		return a.s == b.s
+	}
+	var bufA, bufB [512]byte
+	return string(n.Append(bufA[:0], a)) == string(n.Append(bufB[:0], b))
+}
+
+// Append appends the text of u normalized to dst.
 //
 // Syntax (§6.2.2): the scheme and a reg-name or IP-literal host in lower
 // case; the hex digits of every percent-encoding in upper case; the
@@ -67,19 +108,22 @@ func (u URI) Normalize(level Level) URI {
 //
 // SchemeBased (§6.2.3) adds, for schemes with a known default port, the
 // removal of an empty or default port (compared as a number) and of the
-// leading zeros of any other port, and "/" for an empty path where the
-// scheme says so (http, https, ws, wss, ftp).
-func (u URI) AppendNormalized(dst []byte, level Level) []byte {
+// leading zeros of any other port; "/" for an empty path where the scheme
+// says so (http, https, ws, wss, ftp); and the empty host for the
+// scheme's default host when no userinfo or port comes with it (file:
+// file://localhost/x is file:///x).
+func (n Normalizer) Append(dst []byte, u URI) []byte {
+	level := n.Level
 	if level == Simple {
 		return append(dst, u.s...)
 	}
 	var info SchemeInfo
 	known := false
 	if u.HasScheme() {
-		dst = appendLower(dst, u.Scheme())
+		dst = ascii.AppendLower(dst, u.Scheme())
 		dst = append(dst, ':')
 		if level >= SchemeBased {
-			info, known = LookupScheme(u.Scheme())
+			info, known = n.lookup(u.Scheme())
 		}
 	}
 	if u.HasAuthority() {
@@ -102,7 +146,13 @@ func (u URI) AppendNormalized(dst []byte, level Level) []byte {
 			dst = appendNormPct(dst, zone, false)
 			dst = append(dst, ']')
 		default:
+			hostStart := len(dst)
 			dst = appendNormPct(dst, u.Host(), true)
+			// §3.2.2: the scheme's default host is the empty host.
+			if known && info.DefaultHost != "" && !u.HasUserinfo() && !u.HasPort() &&
+				string(dst[hostStart:]) == info.DefaultHost {
+				dst = dst[:hostStart]
+			}
 		}
 		if u.HasPort() {
 			dst = appendPort(dst, u.Port(), known && info.DefaultPort > 0, info.DefaultPort)
@@ -221,14 +271,9 @@ func hasDotSegment(path string) bool {
 	return false
 }
 
-// Equal reports whether a and b are equivalent at level (§6.2).
-func Equal(a, b URI, level Level) bool {
-	if level == Simple || a.s == b.s {
-		return a.s == b.s
-	}
-	var bufA, bufB [512]byte
-	return string(a.AppendNormalized(bufA[:0], level)) == string(b.AppendNormalized(bufB[:0], level))
-}
+// Equal reports whether a and b are equivalent at level (§6.2), with the
+// built-in scheme facts (LookupScheme).
+func Equal(a, b URI, level Level) bool { return Normalizer{Level: level}.Equal(a, b) }
 
 // EqualStrings parses a and b as URI-references and compares them at level.
 func EqualStrings(a, b string, level Level) (bool, error) {

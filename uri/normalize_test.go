@@ -1,6 +1,9 @@
 package uri
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 var normalizeTests = []struct {
 	in             string
@@ -107,7 +110,7 @@ func TestNormalize(t *testing.T) {
 				t.Errorf("%q at %v: not Equal to its normal form %q", tt.in, c.level, n)
 			}
 			if c.level > Simple {
-				if want := MustParse(c.want); n != want {
+				if want := MustParseReference(c.want); n != want {
 					t.Errorf("%q at %v: %#v is not the parse of its text %#v", tt.in, c.level, n, want)
 				}
 			}
@@ -173,7 +176,7 @@ func TestEqual(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, pair := range [][2]string{{tt.a, tt.b}, {tt.b, tt.a}} {
-			if got := Equal(MustParse(pair[0]), MustParse(pair[1]), tt.level); got != tt.want {
+			if got := Equal(MustParseReference(pair[0]), MustParseReference(pair[1]), tt.level); got != tt.want {
 				t.Errorf("Equal(%q, %q, %v) = %v", pair[0], pair[1], tt.level, got)
 			}
 			got, err := EqualStrings(pair[0], pair[1], tt.level)
@@ -206,27 +209,74 @@ func TestLevel(t *testing.T) {
 }
 
 func TestSchemes(t *testing.T) {
-	if info, ok := LookupScheme("HTTP"); !ok || info != (SchemeInfo{80, true}) {
+	if info, ok := LookupScheme("HTTP"); !ok || info != (SchemeInfo{DefaultPort: 80, EmptyPathIsSlash: true}) {
 		t.Errorf("LookupScheme(HTTP) = %v, %v", info, ok)
 	}
-	if _, ok := LookupScheme("x-urikit-test"); ok {
-		t.Fatal("x-urikit-test is known before registration")
+	// A caller's table: names of any length (IANA registers names of 35
+	// and 36 bytes), matched without case.
+	long := "microsoft.windows.camera.multipicker" // 36 bytes, in IANA's registry
+	table := BuiltinSchemes()
+	table[long] = SchemeInfo{DefaultPort: 8080, EmptyPathIsSlash: true}
+	table["x-urikit-noport"] = SchemeInfo{}
+	n := Normalizer{Level: SchemeBased, Schemes: table}
+	if got := n.Normalize(MustParse("Microsoft.Windows.Camera.MultiPicker://A:08080")).String(); got != long+"://a/" {
+		t.Errorf("36-byte scheme: %q", got)
 	}
-	RegisterScheme("X-Urikit-Test", SchemeInfo{DefaultPort: 8080, EmptyPathIsSlash: true})
-	if got := MustParse("x-urikit-TEST://A:08080").Normalize(SchemeBased).String(); got != "x-urikit-test://a/" {
-		t.Errorf("registered scheme: %q", got)
+	if !n.Equal(MustParse(long+"://a:8080/"), MustParse(long+"://a")) {
+		t.Error("36-byte scheme: default port not removed by Equal")
 	}
 	// A known scheme without a default port keeps its port as written
 	// (an empty one too: §6.2.3 removes no delimiter the scheme does not
 	// license to).
-	RegisterScheme("x-urikit-noport", SchemeInfo{})
-	if got := MustParse("x-urikit-noport://a:/").Normalize(SchemeBased).String(); got != "x-urikit-noport://a:/" {
-		t.Errorf("scheme without a default port: %q", got)
+	for _, in := range []string{"x-urikit-noport://a:/", "x-urikit-noport://a:007"} {
+		if got := n.Normalize(MustParse(in)).String(); got != in {
+			t.Errorf("scheme without a default port: %q gives %q", in, got)
+		}
 	}
-	if got := MustParse("x-urikit-noport://a:007").Normalize(SchemeBased).String(); got != "x-urikit-noport://a:007" {
-		t.Errorf("scheme without a default port: %q", got)
+	// The built-in table is not the caller's copy: nothing a caller does
+	// changes what the package-level functions return.
+	if _, ok := LookupScheme(long); ok {
+		t.Error("writing to BuiltinSchemes' copy changed the built-in table")
 	}
-	if _, ok := LookupScheme(string(make([]byte, 40))); ok {
+	if got := MustParse(long + "://a:8080").Normalize(SchemeBased).String(); got != long+"://a:8080" {
+		t.Errorf("built-in normalization of an unknown scheme: %q", got)
+	}
+	if _, ok := LookupScheme(strings.Repeat("a", 70)); ok {
 		t.Error("a long unknown name is known")
+	}
+	// An empty, non-nil table knows no scheme.
+	if got := (Normalizer{Level: SchemeBased, Schemes: Schemes{}}).Normalize(MustParse("http://a:80")).String(); got != "http://a:80" {
+		t.Errorf("empty table: %q", got)
+	}
+}
+
+// TestDefaultHost: RFC 3986 §3.2.2 lets a scheme define a default host;
+// file's is "localhost" (RFC 8089 §2), which scheme-based normalization
+// writes as the empty host.
+func TestDefaultHost(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"file://localhost/etc/fstab", "file:///etc/fstab"},
+		{"FILE://LocalHost/x", "file:///x"},
+		{"file://%6Cocalhost/x", "file:///x"},
+		{"file:///x", "file:///x"},
+		{"file://host/x", "file://host/x"},
+		{"file://localhost.example/x", "file://localhost.example/x"},
+		{"file://u@localhost/x", "file://u@localhost/x"}, // not the host alone
+		{"file://localhost:1/x", "file://localhost:1/x"},
+		{"http://localhost/x", "http://localhost/x"},
+	}
+	for _, tt := range tests {
+		if got := MustParse(tt.in).Normalize(SchemeBased).String(); got != tt.want {
+			t.Errorf("%q: got %q, want %q", tt.in, got, tt.want)
+		}
+		if got := MustParse(tt.in).Normalize(Syntax).String(); strings.Contains(tt.in, "ocalhost") && !strings.Contains(strings.ToLower(got), "localhost") {
+			t.Errorf("%q: syntax normalization dropped the host: %q", tt.in, got)
+		}
+	}
+	if !Equal(MustParse("file://localhost/x"), MustParse("file:///x"), SchemeBased) {
+		t.Error("file://localhost/x and file:///x differ at SchemeBased")
+	}
+	if Equal(MustParse("file://localhost/x"), MustParse("file:///x"), Syntax) {
+		t.Error("file://localhost/x and file:///x equal at Syntax")
 	}
 }

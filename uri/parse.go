@@ -1,6 +1,10 @@
 package uri
 
-import "math"
+import (
+	"math"
+
+	"github.com/urikit/urikit/internal/ascii"
+)
 
 // Parser holds parsing options. The zero Parser is strict RFC 3986; the
 // package-level functions use it.
@@ -26,8 +30,19 @@ func ParseReference(s string) (URI, error) { return Parser{}.ParseReference(s) }
 // ParseAbsolute parses an absolute-URI (§4.3): a scheme and no fragment.
 func ParseAbsolute(s string) (URI, error) { return Parser{}.ParseAbsolute(s) }
 
-// MustParse is ParseReference that panics on error, for constants in code and tests.
+// MustParse is Parse that panics on error, for constants in code and
+// tests: s must be a URI, with a scheme.
 func MustParse(s string) URI {
+	u, err := Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
+
+// MustParseReference is ParseReference that panics on error: s may be a
+// relative reference.
+func MustParseReference(s string) URI {
 	u, err := ParseReference(s)
 	if err != nil {
 		panic(err)
@@ -51,7 +66,7 @@ func (p Parser) ParseAbsolute(s string) (URI, error) { return p.parse(s, needSch
 //	relative-ref  = relative-part [ "?" query ] [ "#" fragment ]
 func (p Parser) parse(s string, mode uint8) (URI, error) {
 	if len(s) >= math.MaxUint32 {
-		return URI{}, errAt(s, math.MaxUint32-1, "URI too long")
+		return URI{}, errAt(ErrTooLong, s, math.MaxUint32-1, "URI too long")
 	}
 	var u URI
 	u.s = s
@@ -70,16 +85,16 @@ func (p Parser) parse(s string, mode uint8) (URI, error) {
 			i = j + 1
 		} else if mode&needScheme != 0 {
 			if j == len(s) {
-				return URI{}, errAt(s, j, "missing ':' after scheme")
+				return URI{}, errAt(ErrInvalidScheme, s, j, "missing ':' after scheme")
 			}
-			return URI{}, errChar(s, j, "scheme")
+			return URI{}, errChar(ErrInvalidScheme, s, j, "scheme")
 		}
 	}
 	if mode&needScheme != 0 && !u.has(hasScheme) {
 		if len(s) == 0 {
-			return URI{}, errAt(s, 0, "missing scheme")
+			return URI{}, errAt(ErrMissingScheme, s, 0, "missing scheme")
 		}
-		return URI{}, errAt(s, 0, "missing scheme (a scheme starts with a letter)")
+		return URI{}, errAt(ErrMissingScheme, s, 0, "missing scheme (a scheme starts with a letter)")
 	}
 
 	// hier-part / relative-part
@@ -130,12 +145,12 @@ func (p Parser) parse(s string, mode uint8) (URI, error) {
 		// first segment, or it would read as a scheme.
 		i = scan(s, i, cSegmentNC)
 		if i < len(s) && s[i] == ':' {
-			return URI{}, errAt(s, i, `colon in the first segment of a relative path (write "./" before it)`)
+			return URI{}, errAt(ErrInvalidPath, s, i, `colon in the first segment of a relative path (write "./" before it)`)
 		}
 	}
 	i = scan(s, i, cPath)
 	if i < len(s) && s[i] != '?' && s[i] != '#' {
-		return URI{}, errComponent(s, i, "path")
+		return URI{}, errComponent(ErrInvalidPath, s, i, "path")
 	}
 
 	// query = *( pchar / "/" / "?" ) (§3.4)
@@ -144,20 +159,20 @@ func (p Parser) parse(s string, mode uint8) (URI, error) {
 		u.queryStart = uint32(i)
 		i = scan(s, i+1, cQuery)
 		if i < len(s) && s[i] != '#' {
-			return URI{}, errComponent(s, i, "query")
+			return URI{}, errComponent(ErrInvalidQuery, s, i, "query")
 		}
 	}
 
 	// fragment = *( pchar / "/" / "?" ) (§3.5)
 	if i < len(s) && s[i] == '#' {
 		if mode&noFragment != 0 {
-			return URI{}, errAt(s, i, "an absolute URI cannot have a fragment")
+			return URI{}, errAt(ErrNotAbsolute, s, i, "an absolute URI cannot have a fragment")
 		}
 		u.flags |= hasFragment
 		u.fragStart = uint32(i)
 		i = scan(s, i+1, cQuery)
 		if i < len(s) {
-			return URI{}, errComponent(s, i, "fragment")
+			return URI{}, errComponent(ErrInvalidFragment, s, i, "fragment")
 		}
 	}
 	return u, nil
@@ -165,34 +180,27 @@ func (p Parser) parse(s string, mode uint8) (URI, error) {
 
 // errComponent is the error for the byte at s[i] where scan stopped inside
 // a component: a broken percent-encoding or a character not allowed there.
-func errComponent(s string, i int, component string) error {
+func errComponent(kind error, s string, i int, component string) error {
 	if s[i] == '%' {
 		return checkPct(s, i)
 	}
-	return errChar(s, i, component)
+	return errChar(kind, s, i, component)
 }
 
 // checkPct checks the pct-encoded = "%" HEXDIG HEXDIG at s[i] == '%' (§2.1).
 func checkPct(s string, i int) error {
 	if bad := pctEnd(s, i); bad >= 0 {
 		if bad == len(s) {
-			return errAt(s, bad, "invalid percent-encoding (the input ends before two hex digits)")
+			return errAt(ErrInvalidPercentEncoding, s, bad, "invalid percent-encoding (the input ends before two hex digits)")
 		}
-		return errAt(s, bad, "invalid percent-encoding ('%' must be followed by two hex digits)")
+		return errAt(ErrInvalidPercentEncoding, s, bad, "invalid percent-encoding ('%' must be followed by two hex digits)")
 	}
 	return nil
 }
 
 // pctEnd returns -1 when s[i:] starts with a valid pct-encoded, else the
 // offset of the first byte that breaks it (len(s) when s ends too early).
-func pctEnd(s string, i int) int {
-	for j := i + 1; j <= i+2; j++ {
-		if j >= len(s) || !is(s[j], cHex) {
-			return j
-		}
-	}
-	return -1
-}
+func pctEnd(s string, i int) int { return ascii.PctEnd(s, i) }
 
 // parseAuthority parses s[a:e] (§3.2):
 //
@@ -229,7 +237,7 @@ func (p Parser) parseAuthority(u *URI, a, e int) error {
 		uerr := checkUserinfo(s, a, e, "authority")
 		if uerr == nil {
 			// All of it could be a userinfo: what is missing is its '@'.
-			return errAt(s, e, err.(*Error).Reason+", and no '@' follows to make it a userinfo")
+			return errAt(err.(*Error).Kind, s, e, err.(*Error).Reason+", and no '@' follows to make it a userinfo")
 		}
 		if errOffset(uerr) > errOffset(err) {
 			return uerr
@@ -253,7 +261,7 @@ func checkUserinfo(s string, a, e int, component string) error {
 			k += 2
 			continue
 		}
-		return errChar(s, k, component)
+		return errChar(ErrInvalidUserinfo, s, k, component)
 	}
 	return nil
 }
@@ -286,7 +294,7 @@ func (p Parser) parseHostPort(u *URI, h, e int) error {
 		u.hostStart, u.hostEnd = uint32(h+1), uint32(close)
 		hostEnd = close + 1
 		if hostEnd < e && s[hostEnd] != ':' {
-			return errAt(s, hostEnd, "unexpected character after IP-literal (only ':' and a port may follow ']')")
+			return errAt(ErrInvalidHost, s, hostEnd, "unexpected character after IP-literal (only ':' and a port may follow ']')")
 		}
 	} else {
 		// IPv4address / reg-name; reg-name = *( unreserved / pct-encoded / sub-delims )
@@ -303,9 +311,9 @@ func (p Parser) parseHostPort(u *URI, h, e int) error {
 				continue
 			}
 			if s[j] == '[' || s[j] == ']' {
-				return errAt(s, j, "'"+string(s[j])+"' is allowed in a host only around an IP literal")
+				return errAt(ErrInvalidHost, s, j, "'"+string(s[j])+"' is allowed in a host only around an IP literal")
 			}
-			return errChar(s, j, "host")
+			return errChar(ErrInvalidHost, s, j, "host")
 		}
 		u.hostStart, u.hostEnd = uint32(h), uint32(j)
 		u.kind = RegName
@@ -322,7 +330,7 @@ func (p Parser) parseHostPort(u *URI, h, e int) error {
 		u.portStart = uint32(hostEnd + 1)
 		for j := hostEnd + 1; j < e; j++ {
 			if !is(s[j], cDigit) {
-				return errAt(s, j, "port is not a number")
+				return errAt(ErrInvalidPort, s, j, "port is not a number")
 			}
 		}
 	}

@@ -224,7 +224,7 @@ func TestPortNumber(t *testing.T) {
 		{"a:80", 0, false},
 	}
 	for _, tt := range tests {
-		p, ok := MustParse(tt.in).PortNumber()
+		p, ok := MustParseReference(tt.in).PortNumber()
 		if p != tt.port || ok != tt.ok {
 			t.Errorf("%q: PortNumber() = %d, %v; want %d, %v", tt.in, p, ok, tt.port, tt.ok)
 		}
@@ -439,37 +439,125 @@ func TestErrorString(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
-	long := "http://a/" + strings.Repeat("x", 100) + " "
+	// A long input is shown as a window around the offending byte, which
+	// the message must still show, and never whole.
+	long := "http://a/" + strings.Repeat("x", 100) + " " + strings.Repeat("y", 1<<20)
 	_, err = Parse(long)
-	if err == nil || !strings.Contains(err.Error(), "at byte 109 of") || !strings.Contains(err.Error(), `xxx..."`) {
-		t.Errorf("long input: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "at byte 109 of ...\"") || !strings.Contains(err.Error(), `x y`) ||
+		!strings.HasSuffix(err.Error(), `y"...`) || len(err.Error()) > 200 {
+		t.Errorf("long input: %.300v", err)
 	}
+	// Invalid UTF-8 in the input is escaped, not copied into the message.
+	_, err = Parse("http://a/\xff")
+	if err == nil || !strings.Contains(err.Error(), `"http://a/\xff"`) {
+		t.Errorf("invalid UTF-8: %v", err)
+	}
+}
+
+// TestErrorKinds: every error carries one of the package's kinds, which
+// errors.Is finds, so that programs need not read the Reason.
+func TestErrorKinds(t *testing.T) {
+	tests := []struct {
+		in   string
+		kind error
+		f    func(string) (URI, error)
+	}{
+		{"", ErrMissingScheme, Parse},
+		{"//a/b", ErrMissingScheme, Parse},
+		{"a_b:c", ErrInvalidScheme, Parse},
+		{"abc", ErrInvalidScheme, Parse},
+		{"http://a b@c/", ErrInvalidUserinfo, ParseReference},
+		{"http://u@h@x/", ErrInvalidHost, ParseReference},
+		{"http://[::1/", ErrInvalidHost, ParseReference},
+		{"http://[fe80::1%25eth0]/", ErrInvalidHost, ParseReference},
+		{"http://[v7]/", ErrInvalidHost, ParseReference},
+		{"http://u@a:8x/", ErrInvalidPort, ParseReference},
+		{"http://a:8x/", ErrInvalidPort, ParseReference},
+		{"http://a/b c", ErrInvalidPath, ParseReference},
+		{"a:b", nil, ParseReference},
+		{"a_b:c", ErrInvalidPath, ParseReference},
+		{"a?b c", ErrInvalidQuery, ParseReference},
+		{"a#b#c", ErrInvalidFragment, ParseReference},
+		{"http://a/%G1", ErrInvalidPercentEncoding, ParseReference},
+		{"http://us%zz@a/", ErrInvalidPercentEncoding, ParseReference},
+		{"?%", ErrInvalidPercentEncoding, ParseReference},
+		{"http://a/b#f", ErrNotAbsolute, ParseAbsolute},
+	}
+	for _, tt := range tests {
+		_, err := tt.f(tt.in)
+		if tt.kind == nil {
+			if err != nil {
+				t.Errorf("%q: %v", tt.in, err)
+			}
+			continue
+		}
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != tt.kind || !errors.Is(err, tt.kind) {
+			t.Errorf("%q: got %v (kind %v), want kind %v", tt.in, err, kindOf(err), tt.kind)
+		}
+	}
+	// Every error of the offsets table has a kind.
+	for _, tt := range parseErrorTests {
+		f := map[string]func(string) (URI, error){"ref": ParseReference, "uri": Parse, "abs": ParseAbsolute,
+			"zone": Parser{AllowZoneID: true}.ParseReference}[tt.parse]
+		if _, err := f(tt.in); kindOf(err) == nil {
+			t.Errorf("%s %q: error %v has no kind", tt.parse, tt.in, err)
+		}
+	}
+	_, err := MustParse("http://a/").ResolveString("b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, _ := ParseReference("a/b")
+	if _, err := rel.ResolveString("c"); !errors.Is(err, ErrNotAbsolute) {
+		t.Errorf("relative base: %v", err)
+	}
+}
+
+func kindOf(err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return nil
 }
 
 func TestMustParse(t *testing.T) {
-	if u := MustParse("g?y#s"); u.Path() != "g" {
+	if u := MustParseReference("g?y#s"); u.Path() != "g" {
+		t.Errorf("MustParseReference: %v", u)
+	}
+	if u := MustParse("a:g?y#s"); u.Path() != "g" {
 		t.Errorf("MustParse: %v", u)
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("MustParse of an invalid reference did not panic")
-		}
-	}()
-	MustParse("a b")
+	// MustParse mirrors Parse: a relative reference, which Parse refuses,
+	// panics; MustParseReference mirrors ParseReference.
+	for _, tt := range []struct {
+		in   string
+		must func(string) URI
+	}{{"a b", MustParse}, {"g?y#s", MustParse}, {"//a/b", MustParse}, {"a b", MustParseReference}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%q did not panic", tt.in)
+				}
+			}()
+			tt.must(tt.in)
+		}()
+	}
 }
 
 func TestURIMethods(t *testing.T) {
-	if !(URI{}).IsZero() || !MustParse("").IsZero() || MustParse("a").IsZero() {
+	if !(URI{}).IsZero() || !MustParseReference("").IsZero() || MustParseReference("a").IsZero() {
 		t.Error("IsZero")
 	}
 	u := MustParse("http://a/b?q#f")
-	if u.IsAbsolute() || !u.WithoutFragment().IsAbsolute() || u.IsRelative() || !MustParse("b").IsRelative() {
+	if u.IsAbsolute() || !u.WithoutFragment().IsAbsolute() || u.IsRelative() || !MustParseReference("b").IsRelative() {
 		t.Error("IsAbsolute/IsRelative")
 	}
 	if w := u.WithoutFragment(); w.String() != "http://a/b?q" || w != MustParse("http://a/b?q") {
 		t.Errorf("WithoutFragment = %#v", w)
 	}
-	if w := MustParse("a").WithoutFragment(); w != MustParse("a") {
+	if w := MustParseReference("a").WithoutFragment(); w != MustParseReference("a") {
 		t.Errorf("WithoutFragment = %#v", w)
 	}
 	if b := u.AppendTo([]byte("<")); string(b) != "<http://a/b?q#f" {

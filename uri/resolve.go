@@ -11,14 +11,22 @@ const (
 	// if it had none, for backward compatibility with RFC 1630 ("http:g"
 	// against an http base gives "http://a/b/c/g").
 	SameSchemeIsRelative ResolveOption = 1 << iota
-	// RFC2396 resolves as the 1997 draft that became RFC 2396 did (seed
-	// 001, §5.2 and Appendix C): the base's query never carries over ("?y"
-	// gives "http://a/b/c/?y"), the reference's query is merged with its
-	// relative path before dot segments are removed, ".." segments above
-	// the root stay ("../../../g" gives "http://a/../g"), and an absolute
-	// path is taken as it is ("/./g" stays). A reference with a scheme is
-	// absolute, as in RFC 3986.
+	// RFC2396 resolves by the algorithm of RFC 2396 §5.2, which passes
+	// every example of its Appendix C: the base's query never carries over
+	// ("?y" gives "http://a/b/c/?y"); a relative path is merged with the
+	// base's path and reduced by steps 6c-6f, ".." segments above the root
+	// staying (the choice of step 6g that Appendix C shows: "../../../g"
+	// gives "http://a/../g"); an absolute path is taken as it is ("/./g"
+	// stays); the reference's query is appended to the reduced path (step
+	// 7), so "g?y/../x" gives "http://a/b/c/g?y/../x". A reference with a
+	// scheme is absolute (step 3) unless SameSchemeIsRelative is given too.
 	RFC2396
+	// Draft1997 resolves as draft-fielding-url-syntax-05 (May 1997), the
+	// draft that became RFC 2396, did: as RFC2396, except that the
+	// reference's query is merged with its relative path before dot
+	// segments are removed, so "g?y/../x" gives "http://a/b/c/x". It passes
+	// every example of that draft's Appendix C. Given with RFC2396, it wins.
+	Draft1997
 )
 
 // Resolve resolves the reference ref against u, which must be a URI with a
@@ -56,15 +64,15 @@ const reasonBaseNotAbsolute = "the base of a resolution must be an absolute URI 
 // AppendResolved appends the resolution of ref against base to dst.
 func AppendResolved(dst []byte, base, ref URI, opts ResolveOption) ([]byte, error) {
 	if !base.HasScheme() {
-		return dst, errAt(base.s, 0, reasonBaseNotAbsolute)
+		return dst, errAt(ErrNotAbsolute, base.s, 0, reasonBaseNotAbsolute)
 	}
-	if opts&RFC2396 != 0 {
-		return appendResolved2396(dst, base, ref), nil
-	}
-	// §5.2.2 Transform References
+	// §5.2.2 Transform References (RFC 2396 §5.2 step 3 alike)
 	hasRefScheme := ref.HasScheme()
 	if hasRefScheme && opts&SameSchemeIsRelative != 0 && equalFold(ref.Scheme(), base.Scheme()) {
 		hasRefScheme = false
+	}
+	if opts&(RFC2396|Draft1997) != 0 {
+		return appendResolved2396(dst, base, ref, hasRefScheme, opts&Draft1997 != 0), nil
 	}
 	var (
 		scheme       = base.Scheme()
@@ -207,11 +215,13 @@ func appendRemoveDotSegments(dst []byte, in string) []byte {
 	return dst
 }
 
-// appendResolved2396 is the resolution of seed 001 §5.2 (the draft of RFC
-// 2396), step by step.
-func appendResolved2396(dst []byte, base, ref URI) []byte {
+// appendResolved2396 is the resolution of RFC 2396 §5.2, step by step;
+// with draft, that of draft-fielding-url-syntax-05 §5.2, which differs in
+// step 6 only: the reference's query joins the buffer before it is reduced.
+// refScheme says whether the reference's scheme counts (step 3).
+func appendResolved2396(dst []byte, base, ref URI, refScheme, draft bool) []byte {
 	// 2) an empty reference (a fragment at most) is the current document
-	if ref.Path() == "" && !ref.HasScheme() && !ref.HasAuthority() && !ref.HasQuery() {
+	if ref.Path() == "" && !refScheme && !ref.HasAuthority() && !ref.HasQuery() {
 		dst = append(dst, base.WithoutFragment().s...)
 		if ref.HasFragment() {
 			dst = append(dst, '#')
@@ -220,39 +230,53 @@ func appendResolved2396(dst []byte, base, ref URI) []byte {
 		return dst
 	}
 	// 3) a scheme makes it absolute
-	if ref.HasScheme() {
+	if refScheme {
 		return append(dst, ref.s...)
 	}
 	dst = append(dst, base.Scheme()...)
 	dst = append(dst, ':')
+	query, hasQuery := ref.Query(), ref.HasQuery()
 	switch {
-	case ref.HasAuthority(), strings.HasPrefix(ref.Path(), "/"):
-		// 4) network-path, 5) absolute-path: taken as written
-		if !ref.HasAuthority() && base.HasAuthority() {
+	case ref.HasAuthority():
+		// 4) network-path: taken as written
+		dst = append(dst, "//"...)
+		dst = append(dst, ref.Authority()...)
+		dst = append(dst, ref.Path()...)
+	case strings.HasPrefix(ref.Path(), "/"):
+		// 5) absolute-path: taken as written, after the base's authority
+		if base.HasAuthority() {
 			dst = append(dst, "//"...)
 			dst = append(dst, base.Authority()...)
 		}
-		dst = append(dst, ref.WithoutFragment().s...)
+		pathStart := len(dst)
+		dst = append(dst, ref.Path()...)
+		dst = guardPath(dst, pathStart, base.HasAuthority())
 	default:
-		// 6) relative path: merge in a buffer with the query, then reduce.
+		// 6) relative path: merged in a buffer, then reduced.
 		if base.HasAuthority() {
 			dst = append(dst, "//"...)
 			dst = append(dst, base.Authority()...)
 		}
 		bp := base.Path()
 		if base.HasAuthority() && bp == "" {
-			// The draft's step 6a would glue the reference to the
-			// authority ("http://a" with "g" giving "http://ag"); an
-			// empty path after an authority is "/" (as RFC 3986 §5.2.3).
+			// Step 6a would glue the reference to the authority
+			// ("http://a" with "g" giving "http://ag"); an empty path
+			// after an authority is "/" (as RFC 3986 §5.2.3 says).
 			bp = "/"
 		}
 		buf := bp[:strings.LastIndexByte(bp, '/')+1] + ref.Path()
-		if ref.HasQuery() {
-			buf += "?" + ref.Query()
+		if draft && hasQuery {
+			buf += "?" + query
+			hasQuery = false
 		}
 		pathStart := len(dst)
 		dst = append(dst, reduce2396(buf)...)
 		dst = guardPath(dst, pathStart, base.HasAuthority())
+	}
+	// 7) recomposition
+	if hasQuery {
+		dst = append(dst, '?')
+		dst = append(dst, query...)
 	}
 	if ref.HasFragment() {
 		dst = append(dst, '#')
@@ -261,7 +285,7 @@ func appendResolved2396(dst []byte, base, ref URI) []byte {
 	return dst
 }
 
-// reduce2396 is steps 6d-6g of seed 001 §5.2 on the merged buffer: remove
+// reduce2396 is steps 6c-6g of RFC 2396 §5.2 on the merged buffer: remove
 // "./" and a final "." segment, then "<segment>/../" and a final
 // "<segment>/.." where <segment> is a complete segment other than "..".
 func reduce2396(buf string) string {

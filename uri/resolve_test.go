@@ -55,8 +55,60 @@ var rfc3986Examples = []struct{ ref, want string }{
 	{"http:g", "http:g"},
 }
 
-// Appendix C of seed 001 (the 1997 draft of RFC 2396), all of it.
+// Appendix C of RFC 2396, all of it (rfc2396.txt pages 30-31).
 var rfc2396Examples = []struct{ ref, want string }{
+	// C.1
+	{"g:h", "g:h"},
+	{"g", "http://a/b/c/g"},
+	{"./g", "http://a/b/c/g"},
+	{"g/", "http://a/b/c/g/"},
+	{"/g", "http://a/g"},
+	{"//g", "http://g"},
+	{"?y", "http://a/b/c/?y"},
+	{"g?y", "http://a/b/c/g?y"},
+	{"#s", "http://a/b/c/d;p?q#s"}, // (current document)#s
+	{"g#s", "http://a/b/c/g#s"},
+	{"g?y#s", "http://a/b/c/g?y#s"},
+	{";x", "http://a/b/c/;x"},
+	{"g;x", "http://a/b/c/g;x"},
+	{"g;x?y#s", "http://a/b/c/g;x?y#s"},
+	{".", "http://a/b/c/"},
+	{"./", "http://a/b/c/"},
+	{"..", "http://a/b/"},
+	{"../", "http://a/b/"},
+	{"../g", "http://a/b/g"},
+	{"../..", "http://a/"},
+	{"../../", "http://a/"},
+	{"../../g", "http://a/g"},
+	// C.2
+	{"", "http://a/b/c/d;p?q"}, // (current document)
+	{"../../../g", "http://a/../g"},
+	{"../../../../g", "http://a/../../g"},
+	{"/./g", "http://a/./g"},
+	{"/../g", "http://a/../g"},
+	{"g.", "http://a/b/c/g."},
+	{".g", "http://a/b/c/.g"},
+	{"g..", "http://a/b/c/g.."},
+	{"..g", "http://a/b/c/..g"},
+	{"./../g", "http://a/b/g"},
+	{"./g/.", "http://a/b/c/g/"},
+	{"g/./h", "http://a/b/c/g/h"},
+	{"g/../h", "http://a/b/c/h"},
+	{"g;x=1/./y", "http://a/b/c/g;x=1/y"},
+	{"g;x=1/../y", "http://a/b/c/y"},
+	// §5.2 step 6 reduces the path alone; the query is appended in step 7.
+	{"g?y/./x", "http://a/b/c/g?y/./x"},
+	{"g?y/../x", "http://a/b/c/g?y/../x"},
+	{"g#s/./x", "http://a/b/c/g#s/./x"},
+	{"g#s/../x", "http://a/b/c/g#s/../x"},
+	{"http:g", "http:g"}, // "for validating parsers"; see TestResolveRFC2396
+}
+
+// Appendix C of draft-fielding-url-syntax-05 (May 1997, the draft that
+// became RFC 2396), all of it. It differs from RFC 2396 in g?y/./x and
+// g?y/../x: the draft merged the reference's query with its path before
+// removing dot segments.
+var draft1997Examples = []struct{ ref, want string }{
 	// C.1
 	{"g:h", "g:h"},
 	{"g", "http://a/b/c/g"},
@@ -151,6 +203,18 @@ func TestResolveRFC2396(t *testing.T) {
 			t.Errorf("%q: got %q, want %q", tt.ref, got, tt.want)
 		}
 	}
+	// App. C: http:g is http://a/b/c/g "for backwards compatibility".
+	if got := resolveOK(t, rfcBase, "http:g", RFC2396|SameSchemeIsRelative); got != "http://a/b/c/g" {
+		t.Errorf("http:g for backwards compatibility: got %q", got)
+	}
+}
+
+func TestResolveDraft1997(t *testing.T) {
+	for _, tt := range draft1997Examples {
+		if got := resolveOK(t, rfcBase, tt.ref, Draft1997); got != tt.want {
+			t.Errorf("%q: got %q, want %q", tt.ref, got, tt.want)
+		}
+	}
 }
 
 func TestResolveSameSchemeIsRelative(t *testing.T) {
@@ -233,14 +297,14 @@ func TestResolveOther(t *testing.T) {
 
 func TestResolveErrors(t *testing.T) {
 	for _, base := range []string{"/a/b", "a/b", "//a/b", ""} {
-		b := MustParse(base)
+		b := MustParseReference(base)
 		for _, opts := range []ResolveOption{0, RFC2396, SameSchemeIsRelative} {
-			_, err := b.ResolveWith(MustParse("g"), opts)
+			_, err := b.ResolveWith(MustParseReference("g"), opts)
 			var e *Error
 			if !errors.As(err, &e) || e.Input != base || e.Offset != 0 || !strings.Contains(e.Reason, "scheme") {
 				t.Errorf("base %q (options %d): got %v", base, opts, err)
 			}
-			if dst, err := AppendResolved([]byte("x"), b, MustParse("g"), opts); err == nil || string(dst) != "x" {
+			if dst, err := AppendResolved([]byte("x"), b, MustParseReference("g"), opts); err == nil || string(dst) != "x" {
 				t.Errorf("AppendResolved with base %q: %q, %v", base, dst, err)
 			}
 		}
@@ -256,7 +320,7 @@ func TestResolveZone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := b.Resolve(MustParse("../c"))
+	u, err := b.Resolve(MustParseReference("../c"))
 	if err != nil || u.String() != "http://[fe80::1%25eth0]/c" {
 		t.Errorf("got %q, %v", u, err)
 	}

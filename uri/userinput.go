@@ -1,9 +1,13 @@
 package uri
 
 import (
+	"bytes"
+	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/urikit/urikit/internal/ascii"
 )
 
 // HostMapper turns a host name written with non-ASCII characters into the
@@ -51,147 +55,199 @@ func WithHostMapper(m HostMapper) UserInputOption {
 // a backslash, a '%' not followed by two hex digits (a literal '%' or a
 // broken escape?), whitespace in the scheme or authority, control
 // characters, invalid UTF-8, unbalanced delimiters, and a non-ASCII host
-// without a HostMapper. The result is checked with Parse.
+// without a HostMapper. The result is checked with Parse; when it fails
+// there, the error's offset still points into s.
+//
+// Time and memory are linear in the length of s whatever it holds (a few
+// times its size at most), so it is safe on text of any origin.
 func ParseUserInput(s string, opts ...UserInputOption) (URI, error) {
+	var c cleaner
+	return c.parse(s, opts)
+}
+
+// cleaner holds one run of ParseUserInput. Every step reads each byte a
+// bounded number of times and copies the text a bounded number of times;
+// work counts the bytes its loops examine, so that tests can check the
+// bound without timing anything.
+type cleaner struct {
+	s string // the caller's input
+	// b is the text being cleaned: s without its wrappers and line
+	// breaks. bRuns maps it back to s: from bRuns[k].at on, b[i] is
+	// s[bRuns[k].from+i-bRuns[k].at], up to the next run (a new run
+	// starts after each line break removed).
+	b     []byte
+	bRuns []run
+	// out is the URI being written. Its scheme and authority map back to
+	// b through outRuns (see run); the path, query and fragment, written
+	// from b[tailB:] at out[tailOut:], are mapped by replaying tail, so
+	// that they cost no memory beyond out itself.
+	out            []byte
+	outRuns        []run
+	tailB, tailOut int
+	work           int
+}
+
+// A run maps a stretch of one text to another from the offsets at and
+// from on: byte for byte (runCopy), three bytes to one (runPct, the
+// percent-encodings of consecutive bytes), or all to one (runPoint: a
+// scheme supplied for an abbreviated form, a host from the HostMapper).
+// Offsets fit in 32 bits: a URI is shorter than 4 GiB.
+type run struct {
+	at, from uint32
+	kind     uint8
+}
+
+const (
+	runCopy uint8 = iota
+	runPct
+	runPoint
+)
+
+func (c *cleaner) parse(s string, opts []UserInputOption) (URI, error) {
 	var cfg userInputConfig
 	for _, o := range opts {
 		o(&cfg)
 	}
-	if i := invalidUTF8(s); i >= 0 {
-		return URI{}, errAt(s, i, "invalid UTF-8")
+	c.s = s
+	if len(s) >= math.MaxUint32 {
+		return URI{}, errAt(ErrTooLong, s, math.MaxUint32-1, "input too long")
 	}
-	t := newTracked(s)
-	if err := t.unwrap(); err != nil {
+	if !utf8.ValidString(s) {
+		return URI{}, errAt(ErrInvalidText, s, invalidUTF8(s), "invalid UTF-8")
+	}
+	from, to, err := c.unwrap()
+	if err != nil {
 		return URI{}, err
 	}
-	t.dropLineBreaks()
-	if len(t.b) == 0 {
-		return URI{}, errAt(s, len(s), "empty input")
+	c.dropLineBreaks(from, to)
+	if len(c.b) == 0 {
+		return URI{}, errAt(ErrInvalidText, s, to, "empty input")
 	}
-	for i, c := range t.b {
-		if c < 0x20 && !isSpaceByte(c) || c == 0x7f {
-			return URI{}, t.err(i, "control character in the input")
+	for i, ch := range c.b {
+		if ch < 0x20 && !isSpaceByte(ch) || ch == 0x7f {
+			return URI{}, c.err(ErrInvalidText, i, "control character in the input")
 		}
 	}
+	c.work += len(c.b)
+	c.out = make([]byte, 0, len(c.b)+len(c.b)/2+16)
 
 	// The scheme, or one of the abbreviated forms of Appendix F.
-	var out []byte
-	rest := 0 // index in t.b of what follows "scheme:"
-	n := schemeLen(t.b)
+	b := c.b
+	rest := 0 // index in b of what follows "scheme:"
+	n, scanned := schemeLen(b)
+	c.work += scanned
 	switch {
-	case n > 0 && hasPrefixAt(t.b, n+1, "//"):
-		out = append(out, t.b[:n+1]...)
+	case n > 0 && hasPrefixAt(b, n+1, "//"):
+		c.copy(0, n+1)
 		rest = n + 1
-	case n > 0 && portLike(t.b[n+1:]):
-		name := string(t.b[:n])
-		if abbreviated(name) == "" {
-			return URI{}, t.err(0, `"`+name+":"+leadingDigits(t.b[n+1:])+`" reads both as the scheme "`+name+
-				`" and as a host and port; write the scheme (e.g. http://`+name+":"+leadingDigits(t.b[n+1:])+`) if a host and port are meant`)
-		}
-		out = append(out, abbreviated(name)...)
-	case n > 0:
-		out = append(out, t.b[:n+1]...)
-		rest = n + 1
-	case hasPrefixAt(t.b, 0, "//"):
-		return URI{}, t.err(0, "a network-path reference (//host) has no scheme; write the scheme that is meant")
-	default:
-		host := t.b
-		if k := indexAny(host, "/?#"); k >= 0 {
-			host = host[:k]
-		}
-		sch := abbreviated(string(host))
+	case n > 0 && portLike(b[n+1:]):
+		name := string(b[:n])
+		digits := leadingDigits(b[n+1:])
+		sch := abbreviated(b[:n])
 		if sch == "" {
-			return URI{}, t.err(0, "no scheme, and not an abbreviated form (www.… or ftp.…, RFC 3986 draft Appendix F); write the scheme (http://, https://, …)")
+			return URI{}, c.err(ErrAmbiguous, 0, `"`+name+":"+digits+`" reads both as the scheme "`+name+
+				`" and as a host and port; write the scheme (e.g. http://`+name+":"+digits+`) if a host and port are meant`)
 		}
-		out = append(out, sch...)
+		c.write(0, sch)
+	case n > 0:
+		c.copy(0, n+1)
+		rest = n + 1
+	case hasPrefixAt(b, 0, "//"):
+		return URI{}, c.err(ErrAmbiguous, 0, "a network-path reference (//host) has no scheme; write the scheme that is meant")
+	default:
+		host := b[:c.authorityEnd(0)]
+		sch := abbreviated(host)
+		if sch == "" {
+			return URI{}, c.err(ErrAmbiguous, 0, "no scheme, and not an abbreviated form (www.… or ftp.…, RFC 3986 draft Appendix F); write the scheme (http://, https://, …)")
+		}
+		c.write(0, sch)
 	}
 
 	// The authority.
 	i := rest
-	if hasPrefixAt(t.b, i, "//") {
-		out = append(out, "//"...)
+	if hasPrefixAt(b, i, "//") {
+		c.copy(i, i+2)
 		i += 2
-		end := i
-		for end < len(t.b) && t.b[end] != '/' && t.b[end] != '?' && t.b[end] != '#' {
-			end++
-		}
-		var err error
-		if out, err = t.authority(out, i, end, cfg.mapHost); err != nil {
+		end := c.authorityEnd(i)
+		if err := c.authority(i, end, cfg.mapHost); err != nil {
 			return URI{}, err
 		}
 		i = end
 	} else if rest == 0 {
 		// abbreviated form: the text starts with the host
-		end := 0
-		for end < len(t.b) && t.b[end] != '/' && t.b[end] != '?' && t.b[end] != '#' {
-			end++
-		}
-		var err error
-		if out, err = t.authority(out, 0, end, cfg.mapHost); err != nil {
+		end := c.authorityEnd(0)
+		if err := c.authority(0, end, cfg.mapHost); err != nil {
 			return URI{}, err
 		}
 		i = end
 	}
 
 	// Path, query and fragment.
-	var err error
-	if out, err = t.tail(out, i); err != nil {
+	if err := c.tail(i); err != nil {
 		return URI{}, err
 	}
-	u, err := Parse(string(out))
+	u, err := Parse(string(c.out))
 	if err != nil {
 		e := err.(*Error)
-		return URI{}, errAt(s, t.orig(0), "the cleaned text "+quote(e.Input)+" is not a URI: "+e.Reason)
+		return URI{}, c.err(e.Kind, c.outToB(e.Offset), e.Reason+" (in the cleaned text)")
 	}
 	return u, nil
 }
 
-// tracked is the input being cleaned: its bytes, and for each the offset of
-// the byte in the original input, so that errors point into what was typed.
-type tracked struct {
-	s   string
-	b   []byte
-	pos []int
-}
-
-func newTracked(s string) *tracked {
-	t := &tracked{s: s, b: []byte(s), pos: make([]int, len(s))}
-	for i := range t.pos {
-		t.pos[i] = i
-	}
-	return t
-}
-
-func (t *tracked) orig(i int) int {
-	if i < len(t.pos) {
-		return t.pos[i]
-	}
-	return len(t.s)
-}
-
-func (t *tracked) err(i int, reason string) error { return errAt(t.s, t.orig(i), reason) }
-
-func (t *tracked) cut(from, to int) {
-	t.b, t.pos = t.b[from:to], t.pos[from:to]
-}
-
-func (t *tracked) trimSpace() {
-	from, to := 0, len(t.b)
-	for from < to {
-		r, n := utf8.DecodeRune(t.b[from:to])
-		if !unicode.IsSpace(r) {
-			break
+// unwrap finds the text inside the surrounding whitespace, delimiters and
+// "URL:" prefixes of s, as the bounds s[from:to]. Each round removes at
+// least one byte and looks at a fixed number of them, so it is linear
+// however deep the nesting.
+func (c *cleaner) unwrap() (from, to int, err error) {
+	s := c.s
+	from, to = 0, len(s)
+	for {
+		for from < to {
+			r, n := utf8.DecodeRuneInString(s[from:to])
+			if !unicode.IsSpace(r) {
+				break
+			}
+			from += n
+			c.work += n
 		}
-		from += n
-	}
-	for to > from {
-		r, n := utf8.DecodeLastRune(t.b[from:to])
-		if !unicode.IsSpace(r) {
-			break
+		for to > from {
+			r, n := utf8.DecodeLastRuneInString(s[from:to])
+			if !unicode.IsSpace(r) {
+				break
+			}
+			to -= n
+			c.work += n
 		}
-		to -= n
+		t := s[from:to]
+		c.work++
+		changed := false
+		for _, p := range delimiterPairs {
+			if len(t) >= len(p[0])+len(p[1]) && strings.HasPrefix(t, p[0]) && strings.HasSuffix(t, p[1]) {
+				from, to = from+len(p[0]), to-len(p[1])
+				c.work += len(p[0]) + len(p[1])
+				changed = true
+				break
+			}
+		}
+		if changed {
+			continue
+		}
+		if len(t) >= 4 && equalFold(t[:4], "url:") {
+			from += 4
+			c.work += 4
+			continue
+		}
+		for _, p := range delimiterPairs {
+			if strings.HasPrefix(t, p[0]) {
+				return 0, 0, errAt(ErrInvalidText, s, from, "opening "+quote(p[0])+" without its closing "+quote(p[1]))
+			}
+			// a final apostrophe is a URI character
+			if p[1] != "'" && strings.HasSuffix(t, p[1]) {
+				return 0, 0, errAt(ErrInvalidText, s, to-len(p[1]), "closing "+quote(p[1])+" without its opening "+quote(p[0]))
+			}
+		}
+		return from, to, nil
 	}
-	t.cut(from, to)
 }
 
 var delimiterPairs = [][2]string{
@@ -200,164 +256,277 @@ var delimiterPairs = [][2]string{
 	{"\u201e", "\u201c"}, {"\u00bb", "\u00ab"},
 }
 
-// unwrap removes surrounding whitespace, delimiters and a "URL:" prefix.
-func (t *tracked) unwrap() error {
-	for {
-		t.trimSpace()
-		b := string(t.b)
-		changed := false
-		for _, p := range delimiterPairs {
-			if len(b) >= len(p[0])+len(p[1]) && strings.HasPrefix(b, p[0]) && strings.HasSuffix(b, p[1]) {
-				t.cut(len(p[0]), len(b)-len(p[1]))
-				changed = true
-				break
-			}
+// dropLineBreaks copies s[from:to] into b without the runs of whitespace
+// that hold a line break (a URI broken across lines), recording where
+// each kept stretch came from.
+func (c *cleaner) dropLineBreaks(from, to int) {
+	s := c.s
+	c.b = make([]byte, 0, to-from)
+	// Count the runs first, so that the table is allocated once.
+	runs := 1
+	for i := from; i < to; i++ {
+		if (s[i] == '\n' || s[i] == '\r') && (i == from || s[i-1] != '\n' && s[i-1] != '\r') {
+			runs++
 		}
-		if changed {
-			continue
-		}
-		if len(b) >= 4 && equalFold(b[:4], "url:") {
-			t.cut(4, len(b))
-			continue
-		}
-		for _, p := range delimiterPairs {
-			if strings.HasPrefix(b, p[0]) {
-				return t.err(0, "opening "+quote(p[0])+" without its closing "+quote(p[1]))
-			}
-			// a final apostrophe is a URI character
-			if p[1] != "'" && strings.HasSuffix(b, p[1]) {
-				return t.err(len(b)-len(p[1]), "closing "+quote(p[1])+" without its opening "+quote(p[0]))
-			}
-		}
-		return nil
 	}
-}
-
-// dropLineBreaks removes every run of whitespace that holds a line break.
-func (t *tracked) dropLineBreaks() {
-	b, pos := t.b[:0:0], t.pos[:0:0]
-	for i := 0; i < len(t.b); {
-		if !isSpaceByte(t.b[i]) {
-			b, pos = append(b, t.b[i]), append(pos, t.pos[i])
-			i++
+	c.work += to - from
+	c.bRuns = make([]run, 1, runs)
+	c.bRuns[0] = run{at: 0, from: uint32(from)}
+	for i := from; i < to; {
+		if !isSpaceByte(s[i]) {
+			j := i + 1
+			for j < to && !isSpaceByte(s[j]) {
+				j++
+			}
+			c.b = append(c.b, s[i:j]...)
+			c.work += j - i
+			i = j
 			continue
 		}
 		j, br := i, false
-		for j < len(t.b) && isSpaceByte(t.b[j]) {
-			br = br || t.b[j] == '\n' || t.b[j] == '\r'
+		for j < to && isSpaceByte(s[j]) {
+			br = br || s[j] == '\n' || s[j] == '\r'
 			j++
 		}
-		if !br {
-			b, pos = append(b, t.b[i:j]...), append(pos, t.pos[i:j]...)
+		c.work += j - i
+		if br {
+			c.bRuns = append(c.bRuns, run{at: uint32(len(c.b)), from: uint32(j)})
+		} else {
+			c.b = append(c.b, s[i:j]...)
 		}
 		i = j
 	}
-	t.b, t.pos = b, pos
 }
 
-// authority appends the cleaned authority t.b[a:e].
-func (t *tracked) authority(out []byte, a, e int, mapHost HostMapper) ([]byte, error) {
+// orig returns the offset in s of b[i] (of the end of the kept text for
+// i == len(b)).
+func (c *cleaner) orig(i int) int {
+	if len(c.b) == 0 {
+		return len(c.s)
+	}
+	if i >= len(c.b) {
+		return c.orig(len(c.b)-1) + 1
+	}
+	r := c.bRuns[searchRuns(c.bRuns, i)]
+	return int(r.from) + i - int(r.at)
+}
+
+// outToB returns the index in b that out[k] was written for.
+func (c *cleaner) outToB(k int) int {
+	if k >= len(c.out) {
+		return len(c.b)
+	}
+	if k >= c.tailOut {
+		// Replay tail's widths: one byte out for a byte copied, three
+		// for one escaped.
+		j, o, inFragment := c.tailB, c.tailOut, false
+		for ; j < len(c.b); j++ {
+			w := 1
+			if tailEscapes(c.b, j, &inFragment) {
+				w = 3
+			}
+			if o+w > k {
+				break
+			}
+			o += w
+		}
+		return j
+	}
+	if len(c.outRuns) == 0 {
+		return 0
+	}
+	r := c.outRuns[searchRuns(c.outRuns, k)]
+	switch r.kind {
+	case runPoint:
+		return int(r.from)
+	case runPct:
+		return int(r.from) + (k-int(r.at))/3
+	}
+	return int(r.from) + k - int(r.at)
+}
+
+// searchRuns returns the index of the last run starting at or before i.
+func searchRuns(runs []run, i int) int {
+	lo, hi := 0, len(runs)
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if int(runs[m].at) <= i {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+func (c *cleaner) err(kind error, i int, reason string) error {
+	return errAt(kind, c.s, c.orig(i), reason)
+}
+
+// copy appends b[i:j] to out as it is.
+func (c *cleaner) copy(i, j int) {
+	if i == j {
+		return
+	}
+	if n := len(c.outRuns); n == 0 || c.outRuns[n-1].kind != runCopy ||
+		int(c.outRuns[n-1].from)+len(c.out)-int(c.outRuns[n-1].at) != i {
+		c.outRuns = append(c.outRuns, run{at: uint32(len(c.out)), from: uint32(i), kind: runCopy})
+	}
+	c.out = append(c.out, c.b[i:j]...)
+	c.work += j - i
+}
+
+// write appends text made for b[i] (a scheme, a mapped host).
+func (c *cleaner) write(i int, text string) {
+	c.outRuns = append(c.outRuns, run{at: uint32(len(c.out)), from: uint32(i), kind: runPoint})
+	c.out = append(c.out, text...)
+}
+
+// escape appends the percent-encoding of b[i].
+func (c *cleaner) escape(i int) {
+	if n := len(c.outRuns); n == 0 || c.outRuns[n-1].kind != runPct ||
+		int(c.outRuns[n-1].from)+(len(c.out)-int(c.outRuns[n-1].at))/3 != i {
+		c.outRuns = append(c.outRuns, run{at: uint32(len(c.out)), from: uint32(i), kind: runPct})
+	}
+	c.out = ascii.AppendPct(c.out, c.b[i])
+	c.work++
+}
+
+// authorityEnd returns the index of the first '/', '?' or '#' at or after
+// i, or len(b).
+func (c *cleaner) authorityEnd(i int) int {
+	if k := bytes.IndexAny(c.b[i:], "/?#"); k >= 0 {
+		c.work += k
+		return i + k
+	}
+	c.work += len(c.b) - i
+	return len(c.b)
+}
+
+// authority appends the cleaned authority b[a:e].
+func (c *cleaner) authority(a, e int, mapHost HostMapper) error {
+	b := c.b[:e]
 	h := a
-	if k := indexByteFrom(t.b[:e], '@', a); k >= 0 {
-		if indexByteFrom(t.b[:e], '@', k+1) >= 0 {
-			return nil, t.err(indexByteFrom(t.b[:e], '@', k+1), "two '@' in the authority: which one ends the userinfo?")
+	if k := bytes.IndexByte(b[a:], '@'); k >= 0 {
+		k += a
+		if k2 := bytes.IndexByte(b[k+1:], '@'); k2 >= 0 {
+			return c.err(ErrAmbiguous, k+1+k2, "two '@' in the authority: which one ends the userinfo?")
 		}
 		for j := a; j < k; j++ {
-			c := t.b[j]
+			ch := b[j]
 			switch {
-			case isSpaceByte(c):
-				return nil, t.err(j, "whitespace in the userinfo")
-			case c >= 0x80:
-				out = append(out, '%', upperHex[c>>4], upperHex[c&15])
-			case c == '%':
-				if pctEnd(string(t.b[:e]), j) >= 0 {
-					return nil, t.err(j, "'%' not followed by two hex digits (write %25 for a literal '%')")
+			case isSpaceByte(ch):
+				return c.err(ErrInvalidUserinfo, j, "whitespace in the userinfo")
+			case ch >= 0x80:
+				c.escape(j)
+			case ch == '%':
+				if ascii.PctEnd(b, j) >= 0 {
+					return c.err(ErrAmbiguous, j, "'%' not followed by two hex digits (write %25 for a literal '%')")
 				}
-				out = append(out, c)
+				c.copy(j, j+1)
 			default:
-				out = append(out, c)
+				c.copy(j, j+1)
 			}
 		}
-		out = append(out, '@')
+		c.copy(k, k+1)
 		h = k + 1
 	}
+	// At most five passes over the authority: the two '@' searches, the
+	// ':' or ']' search, the host check and the port check.
+	c.work += 5 * (e - a)
 	hostEnd := e
-	if h < e && t.b[h] == '[' {
-		if k := indexByteFrom(t.b[:e], ']', h); k >= 0 {
-			hostEnd = k + 1
+	if h < e && b[h] == '[' {
+		if k := bytes.IndexByte(b[h:], ']'); k >= 0 {
+			hostEnd = h + k + 1
 		}
-	} else if k := lastIndexByte(t.b[h:e], ':'); k >= 0 {
+	} else if k := bytes.LastIndexByte(b[h:e], ':'); k >= 0 {
 		hostEnd = h + k
 	}
-	host := t.b[h:hostEnd]
-	for j, c := range host {
-		if isSpaceByte(c) {
-			return nil, t.err(h+j, "whitespace in the host")
+	host := b[h:hostEnd]
+	for j, ch := range host {
+		if isSpaceByte(ch) {
+			return c.err(ErrInvalidHost, h+j, "whitespace in the host")
 		}
-		if c == '\\' {
-			return nil, t.err(h+j, "backslash in the host (a '/' was probably meant; not guessed)")
+		if ch == '\\' {
+			return c.err(ErrAmbiguous, h+j, "backslash in the host (a '/' was probably meant; not guessed)")
 		}
 	}
 	if !isASCII(host) {
 		if mapHost == nil {
-			return nil, t.err(h, "internationalized host name "+quote(string(host))+" needs IDNA (use a HostMapper such as extract.IDNAHost)")
+			return c.err(ErrInvalidHost, h, "internationalized host name "+quote(string(host))+" needs IDNA (use a HostMapper such as extract.IDNAHost)")
 		}
 		m, err := mapHost(string(host))
 		if err != nil {
-			return nil, t.err(h, "host "+quote(string(host))+": "+err.Error())
+			return c.err(ErrInvalidHost, h, "host "+quote(string(host))+": "+err.Error())
 		}
-		out = append(out, m...)
+		c.write(h, m)
 	} else {
-		out = append(out, host...)
+		c.copy(h, hostEnd)
 	}
 	for j := hostEnd; j < e; j++ {
-		if isSpaceByte(t.b[j]) {
-			return nil, t.err(j, "whitespace in the port")
+		if isSpaceByte(b[j]) {
+			return c.err(ErrInvalidPort, j, "whitespace in the port")
 		}
 	}
-	return append(out, t.b[hostEnd:e]...), nil
+	c.copy(hostEnd, e)
+	return nil
 }
 
-// tail appends the cleaned path, query and fragment t.b[i:].
-func (t *tracked) tail(out []byte, i int) ([]byte, error) {
+// tail appends the cleaned path, query and fragment b[i:]. It keeps no
+// map from out back to b: outToB replays it with tailEscapes.
+func (c *cleaner) tail(i int) error {
+	b := c.b
+	c.tailB, c.tailOut = i, len(c.out)
 	inFragment := false
-	for j := i; j < len(t.b); j++ {
-		c := t.b[j]
+	for j := i; j < len(b); j++ {
+		ch := b[j]
 		switch {
-		case c == '#' && !inFragment:
-			inFragment = true
-			out = append(out, c)
-		case c == '%':
-			if pctEnd(string(t.b), j) >= 0 {
-				return nil, t.err(j, "'%' not followed by two hex digits: a literal '%' (write %25) or a broken escape? not guessed")
+		case ch == '%':
+			if ascii.PctEnd(b, j) >= 0 {
+				return c.err(ErrAmbiguous, j, "'%' not followed by two hex digits: a literal '%' (write %25) or a broken escape? not guessed")
 			}
-			out = append(out, c)
-		case c == '\\':
-			return nil, t.err(j, "backslash (a '/' was probably meant; not guessed)")
-		case is(c, cQuery):
-			out = append(out, c)
-		default: // space, tab, non-ASCII, " < > [ ] ^ ` { | }, a second '#'
-			out = append(out, '%', upperHex[c>>4], upperHex[c&15])
+		case ch == '\\':
+			return c.err(ErrAmbiguous, j, "backslash (a '/' was probably meant; not guessed)")
+		}
+		if tailEscapes(b, j, &inFragment) {
+			c.out = ascii.AppendPct(c.out, ch)
+		} else {
+			c.out = append(c.out, ch)
 		}
 	}
-	return out, nil
+	c.work += len(b) - i
+	return nil
+}
+
+// tailEscapes reports whether tail percent-encodes b[j]: a space, a tab,
+// non-ASCII, " < > [ ] ^ ` { | } and a second '#' — whatever no path,
+// query or fragment holds. The first '#' starts the fragment.
+func tailEscapes(b []byte, j int, inFragment *bool) bool {
+	switch ch := b[j]; {
+	case ch == '#' && !*inFragment:
+		*inFragment = true
+		return false
+	case ch == '%', is(ch, cQuery):
+		return false
+	}
+	return true
 }
 
 // schemeLen returns the length of the scheme when b starts with
-// scheme ":", else 0.
-func schemeLen(b []byte) int {
+// scheme ":", else 0; and how many bytes it read to tell.
+func schemeLen(b []byte) (n, scanned int) {
 	if len(b) == 0 || !is(b[0], cAlpha) {
-		return 0
+		return 0, 1
 	}
 	for i := 1; i < len(b); i++ {
 		if b[i] == ':' {
-			return i
+			return i, i + 1
 		}
 		if !is(b[i], cScheme) {
-			return 0
+			return 0, i + 1
 		}
 	}
-	return 0
+	return 0, len(b)
 }
 
 // portLike reports whether b is digits followed by the end, '/', '?' or '#'.
@@ -376,38 +545,18 @@ func leadingDigits(b []byte) string {
 
 // abbreviated returns the scheme and "//" that the abbreviated form host
 // stands for (Appendix F of the 2003 draft), or "".
-func abbreviated(host string) string {
+func abbreviated(host []byte) string {
 	switch {
-	case len(host) > 4 && equalFold(host[:4], "www."):
+	case len(host) > 4 && ascii.EqualFold(host[:4], "www."):
 		return "http://"
-	case len(host) > 4 && equalFold(host[:4], "ftp."):
+	case len(host) > 4 && ascii.EqualFold(host[:4], "ftp."):
 		return "ftp://"
 	}
 	return ""
 }
 
 func hasPrefixAt(b []byte, i int, p string) bool {
-	return i <= len(b) && strings.HasPrefix(string(b[i:]), p)
-}
-
-func indexAny(b []byte, chars string) int { return strings.IndexAny(string(b), chars) }
-
-func indexByteFrom(b []byte, c byte, from int) int {
-	for i := from; i < len(b); i++ {
-		if b[i] == c {
-			return i
-		}
-	}
-	return -1
-}
-
-func lastIndexByte(b []byte, c byte) int {
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] == c {
-			return i
-		}
-	}
-	return -1
+	return i <= len(b) && len(b)-i >= len(p) && string(b[i:i+len(p)]) == p
 }
 
 func isASCII(b []byte) bool {

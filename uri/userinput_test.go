@@ -58,7 +58,14 @@ func TestParseUserInput(t *testing.T) {
 		{in: "http://a@b@c/", off: 10},
 		{in: "http://example.com/\x01", off: 19},
 		{in: "http://example.com/\xff", off: 19},
-		{in: "http://example.com:8x/", off: 0},
+		// Errors found once the text is cleaned point into the input too.
+		{in: "http://example.com:8x/", off: 21},
+		{in: "  <http://example.com:8x/>", off: 24},
+		{in: "www.exa^mple.com/x", off: 7},
+		{in: "http://ex\n  ample.com:8x/", off: 24},
+		{in: "http://\u00e9\u00e9@a:8x/ b", off: 15},
+		{in: "http://[::1/\u00e9", off: 11},
+		{in: "http://a:1/ \u00e9 x", opts: []UserInputOption{WithHostMapper(func(string) (string, error) { return "", nil })}, want: "http://a:1/%20%C3%A9%20x"},
 	}
 	for _, tt := range tests {
 		u, err := ParseUserInput(tt.in, tt.opts...)

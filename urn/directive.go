@@ -1,7 +1,7 @@
 package urn
 
 // The query directives of the 2012 rfc2141bis draft (draft-ietf-urnbis-
-// rfc2141bis-urn-03 §2.3, seed 003): a list of keywd=value pairs that asks a
+// rfc2141bis-urn-03 §2.3, October 2012): a list of keywd=value pairs that asks a
 // resolver for a service (s=) or a component (c=). RFC 8141 moved such
 // parameters to the r-component, so both spellings are accepted:
 //
@@ -79,14 +79,14 @@ func ParseDirectives(query string) (Directives, error) {
 func parseDirectives(s string, start, end int) (Directives, error) {
 	var d Directives
 	if start == end {
-		return d, errorf(s, start, "empty directive list")
+		return d, errorf(ErrInvalidDirective, s, start, "empty directive list")
 	}
 	i := start
 	for {
 		// keywd
 		k := i
 		if i == end || class[s[i]]&cAlnum == 0 || s[i] <= '9' {
-			return Directives{}, errorf(s, i, "directive keyword must start with a letter")
+			return Directives{}, errorf(ErrInvalidDirective, s, i, "directive keyword must start with a letter")
 		}
 		i++
 		for i < end && (class[s[i]]&cAlnum != 0 || s[i] == '-' && i+1 < end && class[s[i+1]]&cAlnum != 0) {
@@ -94,7 +94,7 @@ func parseDirectives(s string, start, end int) (Directives, error) {
 		}
 		kw := s[k:i]
 		if i == end || s[i] != '=' {
-			return Directives{}, errorf(s, i, `directive keyword %q not followed by "="`, kw)
+			return Directives{}, errorf(ErrInvalidDirective, s, i, `directive keyword %q not followed by "="`, kw)
 		}
 		i++
 		v := i
@@ -109,7 +109,7 @@ func parseDirectives(s string, start, end int) (Directives, error) {
 				}
 				i += 3
 			default:
-				return Directives{}, badChar(s, i, "directive value")
+				return Directives{}, badChar(ErrInvalidDirective, s, i, "directive value")
 			}
 		}
 		d.add(Directive{Keyword: kw, Value: s[v:i]})
@@ -175,7 +175,7 @@ func ParseRequest(s string) (Request, error) {
 	// The draft form: find the "?" that is not "?+" or "?=".
 	// The parser reports the byte after such a '?'.
 	e, _ := err.(*Error)
-	if e == nil || e.Reason != reasonBareQuestion || e.Offset < 1 || s[e.Offset-1] != '?' {
+	if e == nil || e.Kind != ErrPlainQuery {
 		return Request{}, err
 	}
 	q := e.Offset - 1

@@ -23,7 +23,7 @@ func ExampleParse() {
 	// EXAMPLE a123%2cz456 a123,z456
 	// CCResolve:cc=uk p2
 	// urn:example:a123%2Cz456
-	// urn: NID ends with "-" at offset 7 in "urn:ab-:x"
+	// urn: NID ends with "-" at byte 7 of "urn:ab-:x"
 }
 
 func ExampleURN_Equal() {
@@ -47,7 +47,7 @@ func ExampleURN_Key() {
 	// urn:isbn:9780395363416
 	// urn:isbn:9780395363416
 	// urn:uuid:f81d4fae-7dec-11d0-a765-00a0c91e6bf6
-	// true isbn (RFC 3187): hyphens ignored, ISBN-10 compared as its ISBN-13; both give key urn:isbn:9780395363416
+	// true isbn (RFC 3187): hyphens ignored, "x" equals "X" (RFC 3187 §3.2); a valid ISBN-10 compared as its ISBN-13; both give key urn:isbn:9780395363416
 }
 
 func ExampleClassifyNID() {
@@ -96,5 +96,5 @@ func ExampleParseLegacy() {
 	// "" "IANA" "merit.edu" "mrt:2345"
 	// <URN::IANA:merit.edu:mrt\:2345>
 	// true
-	// urn: unknown scheme identifier "DNS" (want IANA, ISBN_Publisher_ID or ISSN) at offset 6 in "<URN::DNS:merit.edu:x>"
+	// urn: unknown scheme identifier "DNS" (want IANA, ISBN_Publisher_ID or ISSN) at byte 6 of "<URN::DNS:merit.edu:x>"
 }

@@ -9,7 +9,7 @@ func seedURNs(f *testing.F) {
 	for _, s := range benchInputs {
 		f.Add(s)
 	}
-	for _, s := range []string{"", "urn:", "urn:a:b", "URN:EX:a%2c?+r?=q#f", "urn:ab-:x", "urn:ab:/x", "urn:ab:x?", "urn:ab:x?+?=", "urn:ab:%", "urn:ab:x#%zz"} {
+	for _, s := range []string{"", "urn:", "urn:a:b", "URN:EX:a%2c?+r?=q#f", "urn:ab-:x", "urn:ab:/x", "urn:ab:x?", "urn:ab:x?+?=", "urn:ab:%", "urn:ab:x#%zz", "urn:isbn:-", "urn:isbn:-/x", "urn:issn:-x-", "urn:isbn:0-395-36341-x"} {
 		f.Add(s)
 	}
 }
@@ -54,6 +54,10 @@ func FuzzParse(f *testing.F) {
 		}
 		if strings.ContainsAny(u.NSS(), "?#") {
 			t.Fatalf("NSS %q holds ? or #", u.NSS())
+		}
+		// Every URN is a URI, and converts back to itself.
+		if back, err := FromURI(u.URI()); err != nil || back != u {
+			t.Fatalf("FromURI(URI()) of %q = %v, %v", s, back, err)
 		}
 	})
 }

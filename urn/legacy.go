@@ -2,10 +2,12 @@ package urn
 
 import (
 	"strings"
+
+	"github.com/urikit/urikit/internal/ascii"
 )
 
 // Legacy is a URN in the five-component form of the October 1993 draft
-// (Weider & Deutsch, "Uniform Resource Names", seed 000):
+// (Weider & Deutsch, "Uniform Resource Names", IETF draft, October 1993):
 //
 //	<URN:encoding:scheme-id:authority-id:opaque>
 //
@@ -30,8 +32,8 @@ var legacySchemes = [...]string{"IANA", "ISBN_Publisher_ID", "ISSN"}
 func ParseLegacy(s string) (Legacy, error) {
 	const prefix = "<URN:"
 	for i := 0; i < len(prefix); i++ {
-		if i == len(s) || lower(s[i]) != lower(prefix[i]) {
-			return Legacy{}, errorf(s, i, `legacy URN must start with "<URN:"`)
+		if i == len(s) || ascii.ToLower(s[i]) != ascii.ToLower(prefix[i]) {
+			return Legacy{}, errorf(ErrInvalidLegacy, s, i, `legacy URN must start with "<URN:"`)
 		}
 	}
 	var parts [4]string
@@ -44,15 +46,15 @@ func ParseLegacy(s string) (Legacy, error) {
 		for ; i < len(s); i++ {
 			c := s[i]
 			switch {
-			case class[c]&cXalpha != 0:
+			case isXalpha(c):
 			case c == '\\':
 				if i+1 == len(s) {
-					return Legacy{}, errorf(s, len(s), `"\" at end of input`)
+					return Legacy{}, errorf(ErrInvalidLegacy, s, len(s), `"\" at end of input`)
 				}
 				switch s[i+1] {
 				case ':', '>', '\\', ' ':
 				default:
-					return Legacy{}, errorf(s, i+1, `only ":", ">", "\" and " " may follow "\"`)
+					return Legacy{}, errorf(ErrInvalidLegacy, s, i+1, `only ":", ">", "\" and " " may follow "\"`)
 				}
 				escaped = true
 				i++
@@ -60,9 +62,9 @@ func ParseLegacy(s string) (Legacy, error) {
 				break scan
 			default:
 				if c == ' ' {
-					return Legacy{}, errorf(s, i, `unescaped " " in %s (write "\ ")`, names[n])
+					return Legacy{}, errorf(ErrInvalidLegacy, s, i, `unescaped " " in %s (write "\ ")`, names[n])
 				}
-				return Legacy{}, errorf(s, i, "invalid character %s in %s", quoteByte(c), names[n])
+				return Legacy{}, errorf(ErrInvalidLegacy, s, i, "invalid character %s in %s", quoteByte(c), names[n])
 			}
 		}
 		p := s[start:i]
@@ -73,28 +75,28 @@ func ParseLegacy(s string) (Legacy, error) {
 		switch {
 		case i == len(s):
 			if n < 3 {
-				return Legacy{}, errorf(s, i, `missing ":" after %s`, names[n])
+				return Legacy{}, errorf(ErrInvalidLegacy, s, i, `missing ":" after %s`, names[n])
 			}
-			return Legacy{}, errorf(s, i, `missing closing ">"`)
+			return Legacy{}, errorf(ErrInvalidLegacy, s, i, `missing closing ">"`)
 		case n < 3 && s[i] == '>':
-			return Legacy{}, errorf(s, i, "%s is missing (a legacy URN has five components)", names[n+1])
+			return Legacy{}, errorf(ErrInvalidLegacy, s, i, "%s is missing (a legacy URN has five components)", names[n+1])
 		case n == 3 && s[i] == ':':
-			return Legacy{}, errorf(s, i, `unescaped ":" in opaque string (write "\:")`)
+			return Legacy{}, errorf(ErrInvalidLegacy, s, i, `unescaped ":" in opaque string (write "\:")`)
 		}
 		// §3.3.2: only ASCII is defined; empty means ASCII.
 		if n == 0 && p != "" && !strings.EqualFold(p, "ASCII") {
-			return Legacy{}, errorf(s, start, "unknown encoding %q (only ASCII is defined)", p)
+			return Legacy{}, errorf(ErrInvalidLegacy, s, start, "unknown encoding %q (only ASCII is defined)", p)
 		}
 		if n == 1 && !isLegacyScheme(p) {
-			return Legacy{}, errorf(s, start, "unknown scheme identifier %q (want IANA, ISBN_Publisher_ID or ISSN)", p)
+			return Legacy{}, errorf(ErrInvalidLegacy, s, start, "unknown scheme identifier %q (want IANA, ISBN_Publisher_ID or ISSN)", p)
 		}
 		if n >= 2 && p == "" {
-			return Legacy{}, errorf(s, i, "empty %s", names[n])
+			return Legacy{}, errorf(ErrInvalidLegacy, s, i, "empty %s", names[n])
 		}
 		i++ // past ":" or ">"
 	}
 	if i != len(s) {
-		return Legacy{}, errorf(s, i, `text after closing ">"`)
+		return Legacy{}, errorf(ErrInvalidLegacy, s, i, `text after closing ">"`)
 	}
 	return Legacy{Encoding: parts[0], Scheme: parts[1], Authority: parts[2], Opaque: parts[3]}, nil
 }
@@ -165,4 +167,10 @@ func (l Legacy) Equal(m Legacy) bool {
 		strings.EqualFold(l.Scheme, m.Scheme) &&
 		l.Authority == m.Authority &&
 		strings.EqualFold(l.Opaque, m.Opaque)
+}
+
+// isXalpha reports whether c is one of the 1993 draft's xalpha characters
+// that need no escape: letters, digits, "-", "_", "." and "@".
+func isXalpha(c byte) bool {
+	return class[c]&cAlnum != 0 || c == '-' || c == '_' || c == '.' || c == '@'
 }

@@ -95,7 +95,19 @@ func TestKey(t *testing.T) {
 		{"urn:example:a%2c", "urn:EXAMPLE:a%2C"},
 		{"urn:example:A"},
 		{"urn:nbn:de:bvb:19-146642A"},
-		{"urn:isbn:0-395-36341-2", "urn:ISBN:0-395-36341-2"}, // invalid ISBN: lexical key
+		// RFC 3187 §3.2 and RFC 3044 §3.1 compare after removing hyphens
+		// and upper-casing "x", whatever the check digit: validity is
+		// Validate's question, not equivalence's. The ISBN-10 = ISBN-13
+		// rule, which recomputes the check digit, needs a valid one.
+		{"urn:isbn:0-395-36341-2", "urn:ISBN:0-395-36341-2", "urn:isbn:0395363412"},
+		{"urn:isbn:978-0-395-36341-7", "urn:isbn:9780395363417"},
+		{"urn:isbn:0-8044-2957-1", "urn:isbn:0804429571"},
+		{"urn:issn:1234-5678", "urn:issn:12345678"},
+		{"urn:issn:1234-567x", "urn:ISSN:1234567X"},
+		{"urn:isbn:not-an-isbn-x", "urn:isbn:notanisbnX"},
+		// Where the hyphens stand does not matter, even misplaced (found
+		// by FuzzCanonical: the key must be its own key).
+		{"urn:ISBN:90395--36341", "urn:isbn:9039536341", "urn:isbn:9789039536346", "urn:isbn:-9039536341-"},
 	}
 	keys := map[string]int{}
 	for gi, g := range groups {
@@ -121,8 +133,15 @@ func TestKey(t *testing.T) {
 			t.Errorf("Key(Key(%q)) = %q", g[0], k)
 		}
 	}
-	if got := MustParse("urn:ISBN:0-395-36341-1").Key(); got != "urn:isbn:9780395363416" {
-		t.Errorf("ISBN key = %q", got)
+	for in, want := range map[string]string{
+		"urn:ISBN:0-395-36341-1": "urn:isbn:9780395363416",
+		"urn:isbn:0-395-36341-2": "urn:isbn:0395363412",
+		"urn:issn:0000-006x":     "urn:issn:0000006X",
+		"urn:issn:1234-5678":     "urn:issn:12345678",
+	} {
+		if got := MustParse(in).Key(); got != want {
+			t.Errorf("Key(%q) = %q, want %q", in, got, want)
+		}
 	}
 	if got := MustParse("urn:nbn:DE:bvb:19-146642a").Key(); got != "urn:nbn:de:bvb:19-146642a" {
 		t.Errorf("NBN key = %q", got)
@@ -141,7 +160,10 @@ func TestCompareRules(t *testing.T) {
 		{"urn:isbn:0-395-36341-1", "urn:isbn:9780395363416", Lexical, false, "NSSs differ"},
 		{"urn:isbn:0-395-36341-1", "urn:isbn:9780395363416", NamespaceLevel, true, "RFC 3187"},
 		{"urn:isbn:0-395-36341-1", "urn:issn:0167-6423", NamespaceLevel, false, "different namespaces"},
-		{"urn:isbn:0-395-36341-1", "urn:isbn:0-395-36341-2", NamespaceLevel, false, "not a valid NSS"},
+		{"urn:isbn:0-395-36341-1", "urn:isbn:0-395-36341-2", NamespaceLevel, false, "keys differ"},
+		{"urn:isbn:0-395-36341-2", "urn:isbn:0395363412", NamespaceLevel, true, "hyphens ignored"},
+		{"urn:issn:1234-5678", "urn:issn:12345678", NamespaceLevel, true, "RFC 3044"},
+		{"urn:uuid:f81d4fae-7dec-11d0-a765-00a0c91e6bf", "urn:uuid:F81D4FAE-7DEC-11D0-A765-00A0C91E6BF", NamespaceLevel, false, "not a valid NSS"},
 		{"urn:foo:a", "urn:foo:A", NamespaceLevel, false, "no namespace rules"},
 		{"urn:uuid:f81d4fae-7dec-11d0-a765-00a0c91e6bf6", "urn:uuid:f81d4fae-7dec-11d0-a765-00a0c91e6bf7", NamespaceLevel, false, "keys differ"},
 	}
@@ -156,5 +178,82 @@ func TestCompareRules(t *testing.T) {
 	}
 	if got := Namespaces(); strings.Join(got, ",") != "example,ietf,isbn,iso,issn,nbn,oid,uuid" {
 		t.Errorf("Namespaces() = %v", got)
+	}
+}
+
+// testNS is a namespace of a program's own: NSSs compare without case.
+type testNS struct{ nid string }
+
+func (n testNS) NID() string                        { return n.nid }
+func (testNS) Reference() string                    { return "test" }
+func (testNS) Rule() string                         { return "case-insensitive" }
+func (testNS) Validate(nss string) error            { return nil }
+func (testNS) Normalize(nss string) (string, error) { return strings.ToLower(nss), nil }
+
+func TestRules(t *testing.T) {
+	r, err := NewRules(testNS{"X-Test"}, testNS{"isbn"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := MustParse("urn:x-test:ABC"), MustParse("urn:X-TEST:abc")
+	if !r.Compare(a, b, NamespaceLevel).Equal || r.Key(a) != "urn:x-test:abc" {
+		t.Errorf("extra namespace not applied: %+v, %q", r.Compare(a, b, NamespaceLevel), r.Key(a))
+	}
+	// The built-in set is untouched: no global state changes what the
+	// package-level functions return.
+	if Compare(a, b, NamespaceLevel).Equal || a.Key() != "urn:x-test:ABC" {
+		t.Error("NewRules changed the built-in rules")
+	}
+	if _, ok := LookupNamespace("x-test"); ok {
+		t.Error("x-test is a built-in namespace after NewRules")
+	}
+	// An extra namespace replaces a built-in one of its NID.
+	if k := r.Key(MustParse("urn:isbn:0-395-36341-1")); k != "urn:isbn:0-395-36341-1" {
+		t.Errorf("replaced isbn: key %q", k)
+	}
+	if got := strings.Join(r.NIDs(), ","); got != "example,ietf,isbn,iso,issn,nbn,oid,uuid,x-test" {
+		t.Errorf("NIDs() = %s", got)
+	}
+	if _, err := NewRules(testNS{"a"}); err == nil {
+		t.Error("NewRules accepted an invalid NID")
+	}
+	if _, err := NewRules(testNS{"ab"}, testNS{"AB"}); err == nil {
+		t.Error("NewRules accepted a NID twice")
+	}
+	if (Rules{}).Key(a) != a.Key() {
+		t.Error("the zero Rules is not the built-in set")
+	}
+}
+
+// TestConcurrentRules runs lookups, keys and comparisons on the built-in
+// rules while other goroutines make Rules of their own: with -race, any
+// shared write shows up as a data race.
+func TestConcurrentRules(t *testing.T) {
+	names := []string{"urn:isbn:0-395-36341-1", "urn:ISSN:0000-006x", "urn:uuid:F81D4FAE-7DEC-11D0-A765-00A0C91E6BF6", "urn:x-test:A"}
+	done := make(chan bool)
+	for g := 0; g < 8; g++ {
+		go func(g int) {
+			defer func() { done <- true }()
+			for i := 0; i < 200; i++ {
+				if g%2 == 0 {
+					r, err := NewRules(testNS{"x-test"})
+					if err != nil || r.Key(MustParse("urn:x-test:A")) != "urn:x-test:a" {
+						t.Errorf("NewRules: %v", err)
+						return
+					}
+					continue
+				}
+				for _, n := range names {
+					u := MustParse(n)
+					_ = u.Key()
+					_ = u.Validate()
+					_ = Compare(u, MustParse(names[0]), NamespaceLevel)
+					_, _ = LookupNamespace(u.NID())
+				}
+			}
+		}(g)
+	}
+	for g := 0; g < 8; g++ {
+		<-done
 	}
 }

@@ -1,6 +1,10 @@
 package urn
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/urikit/urikit/internal/ascii"
+)
 
 // Registration is one entry of the IANA URN namespace registry, as
 // generated into registry_gen.go.
@@ -17,7 +21,7 @@ func LookupNID(nid string) (Registration, bool) {
 	if len(nid) > len(buf) {
 		return Registration{}, false
 	}
-	r, ok := registry[string(appendLower(buf[:0], nid))]
+	r, ok := registry[string(ascii.AppendLower(buf[:0], nid))]
 	return r, ok
 }
 
@@ -91,7 +95,7 @@ func classify(nid string, why bool) (Class, string) {
 	var buf [32]byte
 	l := nid
 	if len(nid) <= len(buf) {
-		l = string(appendLower(buf[:0], nid))
+		l = string(ascii.AppendLower(buf[:0], nid))
 	}
 	switch {
 	case strings.HasPrefix(l, "urn-"):

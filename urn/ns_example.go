@@ -4,7 +4,7 @@ package urn
 // rules beyond RFC 8141's (§3.10 of RFC 6963).
 type example struct{}
 
-func init() { RegisterNamespace(example{}) }
+func init() { register(example{}) }
 
 func (example) NID() string                          { return "example" }
 func (example) Reference() string                    { return "RFC 6963" }

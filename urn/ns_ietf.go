@@ -3,6 +3,8 @@ package urn
 import (
 	"errors"
 	"strings"
+
+	"github.com/urikit/urikit/internal/ascii"
 )
 
 // ietf is the IETF documents namespace (RFC 2648 §2): rfc:, fyi:, std:,
@@ -11,7 +13,7 @@ import (
 // case-insensitive", so the key is in lower case.
 type ietf struct{}
 
-func init() { RegisterNamespace(ietf{}) }
+func init() { register(ietf{}) }
 
 func (ietf) NID() string       { return "ietf" }
 func (ietf) Reference() string { return "RFC 2648" }
@@ -73,11 +75,11 @@ func foldNSS(s string) string {
 	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
 		if s[i] == '%' && i+2 < len(s) {
-			b = append(b, '%', upper(s[i+1]), upper(s[i+2]))
+			b = append(b, '%', ascii.ToUpper(s[i+1]), ascii.ToUpper(s[i+2]))
 			i += 2
 			continue
 		}
-		b = append(b, lower(s[i]))
+		b = append(b, ascii.ToLower(s[i]))
 	}
 	return string(b)
 }

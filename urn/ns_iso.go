@@ -10,7 +10,7 @@ import (
 // elements, so the key is in lower case.
 type iso struct{}
 
-func init() { RegisterNamespace(iso{}) }
+func init() { register(iso{}) }
 
 func (iso) NID() string       { return "iso" }
 func (iso) Reference() string { return "RFC 5141" }

@@ -3,29 +3,24 @@ package urn
 import "errors"
 
 // issn is the ISSN namespace (RFC 3044, kept by RFC 8254): eight characters,
-// the last a mod-11 check digit that may be "X". RFC 3044 makes the hyphen
-// between the 4th and 5th digit optional and "x" equal to "X"; the key is
-// the printed form NNNN-NNNC.
+// the last a mod-11 check digit that may be "X", with an optional hyphen
+// between the 4th and 5th. Equivalence is RFC 3044 §3.1's, for every NSS,
+// valid check digit or not: "hyphens should be dropped prior to comparison
+// and occurrences of 'x' normalised to uppercase"; the key is NNNNNNNC.
 type issn struct{}
 
-func init() { RegisterNamespace(issn{}) }
+func init() { register(issn{}) }
 
 func (issn) NID() string       { return "issn" }
 func (issn) Reference() string { return "RFC 3044" }
-func (issn) Rule() string      { return `hyphen optional, check digit "x" equals "X"` }
+func (issn) Rule() string      { return `hyphens ignored, "x" equals "X" (RFC 3044 §3.1)` }
 
 func (issn) Validate(nss string) error {
 	_, err := issnDigits(nss)
 	return err
 }
 
-func (issn) Normalize(nss string) (string, error) {
-	d, err := issnDigits(nss)
-	if err != nil {
-		return "", err
-	}
-	return string(d[:4]) + "-" + string(d[4:]), nil
-}
+func (issn) Normalize(nss string) (string, error) { return dropHyphensUpperX(nss), nil }
 
 func issnDigits(nss string) ([]byte, error) {
 	if len(nss) == 9 {

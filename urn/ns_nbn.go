@@ -8,7 +8,7 @@ import "errors"
 // case-insensitive (§4.3); the NBN string is not.
 type nbn struct{}
 
-func init() { RegisterNamespace(nbn{}) }
+func init() { register(nbn{}) }
 
 func (nbn) NID() string       { return "nbn" }
 func (nbn) Reference() string { return "RFC 8458" }

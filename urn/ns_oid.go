@@ -6,7 +6,7 @@ import "errors"
 // leading zeros; equivalence is exact string match.
 type oid struct{}
 
-func init() { RegisterNamespace(oid{}) }
+func init() { register(oid{}) }
 
 func (oid) NID() string       { return "oid" }
 func (oid) Reference() string { return "RFC 3061" }

@@ -6,7 +6,7 @@ import "errors"
 // 8-4-4-4-12 hex form, case-insensitive on input; the key is lower case.
 type uuid struct{}
 
-func init() { RegisterNamespace(uuid{}) }
+func init() { register(uuid{}) }
 
 func (uuid) NID() string       { return "uuid" }
 func (uuid) Reference() string { return "RFC 9562" }

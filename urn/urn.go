@@ -11,6 +11,9 @@ package urn
 
 import (
 	"strings"
+
+	"github.com/urikit/urikit/internal/ascii"
+	"github.com/urikit/urikit/uri"
 )
 
 // URN is a parsed RFC 8141 namestring: "urn:" NID ":" NSS, with optional
@@ -38,60 +41,39 @@ const (
 	flagNSSLowHex       // the NSS has lower-case hex in a percent-encoding
 )
 
-// Character classes (RFC 3986 Appendix A, as used by RFC 8141 §2).
+// Character classes (RFC 3986 Appendix A, as used by RFC 8141 §2): the
+// table is internal/ascii's, shared with packages uri and extract.
 const (
-	cAlnum  uint8 = 1 << iota // ALPHA / DIGIT
-	cLDH                      // alphanum / "-" (RFC 8141 §2 ldh)
-	cPchar                    // unreserved / sub-delims / ":" / "@" (pct-encoded handled apart)
-	cHex                      // HEXDIG
-	cUpper                    // A-Z
-	cXalpha                   // 1993 draft xalpha: letters, digits, - _ . @
+	cAlnum = ascii.Alnum // ALPHA / DIGIT
+	cLDH   = ascii.LDH   // alphanum / "-" (RFC 8141 §2 ldh)
+	cPchar = ascii.Pchar // unreserved / sub-delims / ":" / "@" (pct-encoded handled apart)
+	cHex   = ascii.Hex   // HEXDIG
+	cUpper = ascii.Upper // A-Z
 )
 
-var class = func() (t [256]uint8) {
-	for c := 'a'; c <= 'z'; c++ {
-		t[c] |= cAlnum | cLDH | cPchar | cXalpha
-		t[c-'a'+'A'] |= cAlnum | cLDH | cPchar | cUpper | cXalpha
-	}
-	for c := '0'; c <= '9'; c++ {
-		t[c] |= cAlnum | cLDH | cPchar | cHex | cXalpha
-	}
-	for _, c := range "abcdefABCDEF" {
-		t[c] |= cHex
-	}
-	t['-'] |= cLDH | cXalpha
-	for _, c := range "-._~!$&'()*+,;=:@" {
-		t[c] |= cPchar
-	}
-	for _, c := range "_.@" {
-		t[c] |= cXalpha
-	}
-	return t
-}()
+var class = ascii.Table
 
 // maxLen bounds the input so that offsets fit in uint32.
 const maxLen = 1<<32 - 1
 
 // Parse parses s as an RFC 8141 URN (namestring). It checks the ABNF of
 // RFC 8141 §2 alone: namespace registration rules (§5) are policy, reported
-// by Class, not parse errors. Parsing a valid URN does not allocate.
-// reasonBareQuestion is the Reason for a '?' that starts neither an
-// r-component nor a q-component (RFC 8141 §2).
-const reasonBareQuestion = `"?" not followed by "+" or "="`
-
+// by Class, not parse errors. Parsing a valid URN does not allocate. An
+// error is an *Error with the offset of the first byte that no valid URN
+// can continue with.
 func Parse(s string) (URN, error) {
 	var u URN
 	if len(s) > maxLen {
-		return URN{}, errorf(s, maxLen, "input longer than 4 GiB")
+		return URN{}, errorf(ErrTooLong, s, maxLen, "input longer than 4 GiB")
 	}
 	// "urn:" is case-insensitive (RFC 3986 §3.1).
 	for i := 0; i < 4; i++ {
 		if i == len(s) {
-			return URN{}, errorf(s, i, `missing "urn:" prefix`)
+			return URN{}, errorf(ErrInvalidPrefix, s, i, `missing "urn:" prefix`)
 		}
 		c := s[i]
 		if c|0x20 != "urn:"[i]|0x20 || (i == 3 && c != ':') {
-			return URN{}, errorf(s, i, `missing "urn:" prefix`)
+			return URN{}, errorf(ErrInvalidPrefix, s, i, `missing "urn:" prefix`)
 		}
 		if class[c]&cUpper != 0 {
 			u.flags |= flagNotCanon
@@ -108,38 +90,38 @@ func Parse(s string) (URN, error) {
 	switch n := i - 4; {
 	case n == 0:
 		if i == len(s) {
-			return URN{}, errorf(s, i, "missing NID")
+			return URN{}, errorf(ErrInvalidNID, s, i, "missing NID")
 		}
 		if s[i] == ':' {
-			return URN{}, errorf(s, i, "empty NID")
+			return URN{}, errorf(ErrInvalidNID, s, i, "empty NID")
 		}
-		return URN{}, errorf(s, i, "invalid character %s in NID", quoteByte(s[i]))
+		return URN{}, errorf(ErrInvalidNID, s, i, "invalid character %s in NID", quoteByte(s[i]))
 	case s[4] == '-':
-		return URN{}, errorf(s, 4, `NID starts with "-"`)
+		return URN{}, errorf(ErrInvalidNID, s, 4, `NID starts with "-"`)
 	case n > 32:
-		return URN{}, errorf(s, 4+32, "NID longer than 32 characters")
+		return URN{}, errorf(ErrInvalidNID, s, 4+32, "NID longer than 32 characters")
 	case i == len(s):
-		return URN{}, errorf(s, i, `missing ":" after NID`)
+		return URN{}, errorf(ErrInvalidNID, s, i, `missing ":" after NID`)
 	case s[i] != ':':
-		return URN{}, errorf(s, i, "invalid character %s in NID", quoteByte(s[i]))
+		return URN{}, errorf(ErrInvalidNID, s, i, "invalid character %s in NID", quoteByte(s[i]))
 	case s[i-1] == '-':
 		// The '-' may still be followed by more NID; the ':' is what breaks.
-		return URN{}, errorf(s, i, `NID ends with "-"`)
+		return URN{}, errorf(ErrInvalidNID, s, i, `NID ends with "-"`)
 	case n < 2:
-		return URN{}, errorf(s, i, "NID shorter than 2 characters")
+		return URN{}, errorf(ErrInvalidNID, s, i, "NID shorter than 2 characters")
 	}
 	u.nidEnd = uint32(i)
 	i++
 
 	// NSS = pchar *(pchar / "/")    RFC 8141 §2
 	if i == len(s) {
-		return URN{}, errorf(s, i, "empty NSS")
+		return URN{}, errorf(ErrInvalidNSS, s, i, "empty NSS")
 	}
 	switch s[i] {
 	case '/':
-		return URN{}, errorf(s, i, `NSS starts with "/"`)
+		return URN{}, errorf(ErrInvalidNSS, s, i, `NSS starts with "/"`)
 	case '?', '#':
-		return URN{}, errorf(s, i, "empty NSS")
+		return URN{}, errorf(ErrInvalidNSS, s, i, "empty NSS")
 	}
 	for i < len(s) {
 		c := s[i]
@@ -187,7 +169,7 @@ func Parse(s string) (URN, error) {
 		} else {
 			// RFC 8141 §2: a "?" not followed by "+" or "=" is a syntax error.
 			// The offset is the byte after the '?' (len(s) when none).
-			return URN{}, &Error{Input: s, Offset: i + 1, Reason: reasonBareQuestion}
+			return URN{}, &Error{Kind: ErrPlainQuery, Input: s, Offset: i + 1, Reason: `"?" not followed by "+" or "="`}
 		}
 	}
 	// f-component = fragment = *( pchar / "/" / "?" )
@@ -199,7 +181,7 @@ func Parse(s string) (URN, error) {
 		i = len(s)
 	}
 	if i < len(s) {
-		return URN{}, badChar(s, i, "NSS")
+		return URN{}, badChar(ErrInvalidNSS, s, i, "NSS")
 	}
 	u.s = s
 	u.flags |= flagValid
@@ -220,7 +202,7 @@ func checkFragment(s string, i int) error {
 			j += 2
 			continue
 		}
-		return badChar(s, j, "f-component")
+		return badChar(ErrInvalidComponent, s, j, "f-component")
 	}
 	return nil
 }
@@ -239,7 +221,7 @@ func component(s string, i int, name string, isR bool) (int, error) {
 				goto end
 			}
 			if i == start {
-				return 0, errorf(s, i, "%s starts with %s", name, quoteByte(c))
+				return 0, errorf(ErrInvalidComponent, s, i, "%s starts with %s", name, quoteByte(c))
 			}
 		case c == '%':
 			if err := checkPct(s, i, name); err != nil {
@@ -249,39 +231,39 @@ func component(s string, i int, name string, isR bool) (int, error) {
 		case c == '#':
 			goto end
 		default:
-			return 0, badChar(s, i, name)
+			return 0, badChar(ErrInvalidComponent, s, i, name)
 		}
 		i++
 	}
 end:
 	if i == start {
-		return 0, errorf(s, i, "empty %s", name)
+		return 0, errorf(ErrInvalidComponent, s, i, "empty %s", name)
 	}
 	return i, nil
 }
 
-// checkPct checks the percent-encoding that starts at s[i] == '%'.
+// checkPct checks the percent-encoding that starts at s[i] == '%'
+// (RFC 3986 §2.1).
 func checkPct(s string, i int, where string) error {
-	for k := 1; k <= 2; k++ {
-		if i+k >= len(s) {
-			return errorf(s, len(s), "bad percent-encoding in %s: %q needs two hex digits", where, "%")
-		}
-		if class[s[i+k]]&cHex == 0 {
-			return errorf(s, i+k, "bad percent-encoding in %s: %s is not a hex digit", where, quoteByte(s[i+k]))
-		}
+	switch bad := ascii.PctEnd(s, i); {
+	case bad < 0:
+		return nil
+	case bad == len(s):
+		return errorf(ErrInvalidPercentEncoding, s, bad, "bad percent-encoding in %s: %q needs two hex digits", where, "%")
+	default:
+		return errorf(ErrInvalidPercentEncoding, s, bad, "bad percent-encoding in %s: %s is not a hex digit", where, quoteByte(s[bad]))
 	}
-	return nil
 }
 
-func badChar(s string, i int, where string) error {
+func badChar(kind error, s string, i int, where string) error {
 	c := s[i]
 	switch {
 	case c >= 0x80:
-		return errorf(s, i, "non-ASCII byte 0x%02X in %s (must be percent-encoded)", c, where)
+		return errorf(kind, s, i, "non-ASCII byte 0x%02X in %s (must be percent-encoded)", c, where)
 	case c == '#' || c == '?':
-		return errorf(s, i, "unexpected %s in %s", quoteByte(c), where)
+		return errorf(kind, s, i, "unexpected %s in %s", quoteByte(c), where)
 	}
-	return errorf(s, i, "invalid character %s in %s", quoteByte(c), where)
+	return errorf(kind, s, i, "invalid character %s in %s", quoteByte(c), where)
 }
 
 // MustParse is Parse for inputs known to be valid, such as constants in
@@ -346,16 +328,7 @@ func (u URN) DecodedNSS() string {
 	if u.flags&flagPct == 0 {
 		return nss
 	}
-	b := make([]byte, 0, len(nss))
-	for i := 0; i < len(nss); i++ {
-		if nss[i] == '%' {
-			b = append(b, unhex(nss[i+1])<<4|unhex(nss[i+2]))
-			i += 2
-			continue
-		}
-		b = append(b, nss[i])
-	}
-	return string(b)
+	return ascii.Decode(nss)
 }
 
 // AssignedName returns "urn:" NID ":" NSS as written, without the r-, q-
@@ -420,18 +393,19 @@ func (u URN) AppendCanonical(b []byte) []byte {
 		return b
 	}
 	b = append(b, "urn:"...)
-	b = appendLower(b, u.NID())
+	b = ascii.AppendLower(b, u.NID())
 	b = append(b, ':')
-	return appendUpperHex(b, u.NSS())
+	return ascii.AppendUpperPct(b, u.NSS())
 }
 
 // Equal reports whether u and v are URN-equivalent per RFC 8141 §3.1:
 // their assigned names are equal after lower-casing "urn" and the NID and
 // upper-casing the hex digits of percent-encodings; r-, q- and f-components
-// are ignored. Invalid URNs are equal to nothing, not even each other.
+// are ignored. The zero URN is equal to itself and to nothing else, as a
+// zero netip.Addr is.
 func (u URN) Equal(v URN) bool {
 	if !u.IsValid() || !v.IsValid() {
-		return false
+		return u.IsValid() == v.IsValid()
 	}
 	if !strings.EqualFold(u.NID(), v.NID()) { // NIDs are ASCII (RFC 8141 §2.1)
 		return false
@@ -455,61 +429,33 @@ func (u URN) Equal(v URN) bool {
 	return true
 }
 
-func appendLower(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if class[c]&cUpper != 0 {
-			c += 'a' - 'A'
-		}
-		b = append(b, c)
-	}
-	return b
-}
-
-// appendUpperHex appends s with the hex digits of its percent-encodings in
-// upper case (RFC 3986 §6.2.2.1).
-func appendUpperHex(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		b = append(b, c)
-		if c == '%' && i+2 < len(s) {
-			b = append(b, upper(s[i+1]), upper(s[i+2]))
-			i += 2
-		}
-	}
-	return b
-}
-
-func upper(c byte) byte {
-	if 'a' <= c && c <= 'z' {
-		return c - ('a' - 'A')
-	}
-	return c
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + ('a' - 'A')
-	}
-	return c
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c >= 'a':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
-}
-
 func quoteByte(c byte) string {
 	switch {
 	case c == '\'':
 		return `"'"`
 	case c < 0x20 || c >= 0x7f:
-		return "0x" + string("0123456789ABCDEF"[c>>4]) + string("0123456789ABCDEF"[c&15])
+		return "0x" + string(ascii.UpperHex[c>>4]) + string(ascii.UpperHex[c&15])
 	}
 	return "'" + string(c) + "'"
 }
+
+// URI returns u as a uri.URI: every URN is a URI (RFC 8141 §2 builds its
+// ABNF from RFC 3986's), with the scheme "urn" and the rest as a
+// path-rootless, "?+r" and "?=q" in the query, "#f" the fragment. The zero
+// URN gives the zero URI.
+func (u URN) URI() uri.URI {
+	if !u.IsValid() {
+		return uri.URI{}
+	}
+	v, err := uri.Parse(u.s)
+	if err != nil {
+		// Parse accepts only RFC 8141 URNs, a subset of RFC 3986 URIs
+		// (TestURNsAreURIs and FuzzParse check it).
+		panic("urn: a valid URN is not a valid URI: " + err.Error())
+	}
+	return v
+}
+
+// FromURI returns the URN that the URI v is, or the *Error saying why it
+// is not one (a URI of another scheme fails with ErrInvalidPrefix).
+func FromURI(v uri.URI) (URN, error) { return Parse(v.String()) }

@@ -89,43 +89,44 @@ func TestParseInvalid(t *testing.T) {
 		in     string
 		offset int
 		reason string
+		kind   error
 	}{
-		{"", 0, `missing "urn:"`},
-		{"ur", 2, `missing "urn:"`},
-		{"urx:a:b", 2, `missing "urn:"`},
-		{"urn", 3, `missing "urn:"`},
-		{"urn:", 4, "missing NID"},
-		{"urn::x", 4, "empty NID"},
-		{"urn:-ab:x", 4, `NID starts with "-"`},
-		{"urn:ab-:x", 7, `NID ends with "-"`},
-		{"urn:a:x", 5, "NID shorter than 2"},
-		{"urn:" + strings.Repeat("n", 33) + ":x", 36, "NID longer than 32"},
-		{"urn:ab_c:x", 6, "invalid character '_' in NID"},
-		{"urn:abc", 7, `missing ":" after NID`},
-		{"urn:abc:", 8, "empty NSS"},
-		{"urn:abc:/x", 8, `NSS starts with "/"`},
-		{"urn:abc:?+r", 8, "empty NSS"},
-		{"urn:abc:#f", 8, "empty NSS"},
-		{"urn:abc:a b", 9, "invalid character ' ' in NSS"},
-		{"urn:abc:a\xc3\xa9", 9, "non-ASCII byte 0xC3"},
-		{"urn:abc:a%4", 11, "bad percent-encoding"},
-		{"urn:abc:a%G1", 10, "bad percent-encoding"},
-		{"urn:abc:a%1G", 11, "bad percent-encoding"},
-		{"urn:abc:a?", 10, `"?" not followed by "+" or "="`},
-		{"urn:abc:a?x", 10, `"?" not followed by "+" or "="`},
-		{"urn:abc:a?+", 11, "empty r-component"},
-		{"urn:abc:a?+?=q", 11, "empty r-component"},
-		{"urn:abc:a?+#", 11, "empty r-component"},
-		{"urn:abc:a?+/x", 11, "r-component starts with '/'"},
-		{"urn:abc:a?=", 11, "empty q-component"},
-		{"urn:abc:a?=?x", 11, "q-component starts with '?'"},
-		{"urn:abc:a?=q?+r#", 16, ""}, // valid: "?+" is text inside a q-component
-		{"urn:abc:a?=x y", 12, "invalid character ' ' in q-component"},
-		{"urn:abc:a?+x%zz", 13, "bad percent-encoding in r-component"},
-		{"urn:abc:a#b#c", 11, "unexpected '#' in f-component"},
-		{"urn:abc:a#%", 11, "bad percent-encoding in f-component"},
-		{"urn:abc:a[", 9, "invalid character '[' in NSS"},
-		{"urn:abc:a\x00", 9, "invalid character 0x00 in NSS"},
+		{"", 0, `missing "urn:"`, ErrInvalidPrefix},
+		{"ur", 2, `missing "urn:"`, ErrInvalidPrefix},
+		{"urx:a:b", 2, `missing "urn:"`, ErrInvalidPrefix},
+		{"urn", 3, `missing "urn:"`, ErrInvalidPrefix},
+		{"urn:", 4, "missing NID", ErrInvalidNID},
+		{"urn::x", 4, "empty NID", ErrInvalidNID},
+		{"urn:-ab:x", 4, `NID starts with "-"`, ErrInvalidNID},
+		{"urn:ab-:x", 7, `NID ends with "-"`, ErrInvalidNID},
+		{"urn:a:x", 5, "NID shorter than 2", ErrInvalidNID},
+		{"urn:" + strings.Repeat("n", 33) + ":x", 36, "NID longer than 32", ErrInvalidNID},
+		{"urn:ab_c:x", 6, "invalid character '_' in NID", ErrInvalidNID},
+		{"urn:abc", 7, `missing ":" after NID`, ErrInvalidNID},
+		{"urn:abc:", 8, "empty NSS", ErrInvalidNSS},
+		{"urn:abc:/x", 8, `NSS starts with "/"`, ErrInvalidNSS},
+		{"urn:abc:?+r", 8, "empty NSS", ErrInvalidNSS},
+		{"urn:abc:#f", 8, "empty NSS", ErrInvalidNSS},
+		{"urn:abc:a b", 9, "invalid character ' ' in NSS", ErrInvalidNSS},
+		{"urn:abc:a\xc3\xa9", 9, "non-ASCII byte 0xC3", ErrInvalidNSS},
+		{"urn:abc:a%4", 11, "bad percent-encoding", ErrInvalidPercentEncoding},
+		{"urn:abc:a%G1", 10, "bad percent-encoding", ErrInvalidPercentEncoding},
+		{"urn:abc:a%1G", 11, "bad percent-encoding", ErrInvalidPercentEncoding},
+		{"urn:abc:a?", 10, `"?" not followed by "+" or "="`, ErrPlainQuery},
+		{"urn:abc:a?x", 10, `"?" not followed by "+" or "="`, ErrPlainQuery},
+		{"urn:abc:a?+", 11, "empty r-component", ErrInvalidComponent},
+		{"urn:abc:a?+?=q", 11, "empty r-component", ErrInvalidComponent},
+		{"urn:abc:a?+#", 11, "empty r-component", ErrInvalidComponent},
+		{"urn:abc:a?+/x", 11, "r-component starts with '/'", ErrInvalidComponent},
+		{"urn:abc:a?=", 11, "empty q-component", ErrInvalidComponent},
+		{"urn:abc:a?=?x", 11, "q-component starts with '?'", ErrInvalidComponent},
+		{"urn:abc:a?=q?+r#", 16, "", nil}, // valid: "?+" is text inside a q-component
+		{"urn:abc:a?=x y", 12, "invalid character ' ' in q-component", ErrInvalidComponent},
+		{"urn:abc:a?+x%zz", 13, "bad percent-encoding in r-component", ErrInvalidPercentEncoding},
+		{"urn:abc:a#b#c", 11, "unexpected '#' in f-component", ErrInvalidComponent},
+		{"urn:abc:a#%", 11, "bad percent-encoding in f-component", ErrInvalidPercentEncoding},
+		{"urn:abc:a[", 9, "invalid character '[' in NSS", ErrInvalidNSS},
+		{"urn:abc:a\x00", 9, "invalid character 0x00 in NSS", ErrInvalidNSS},
 	}
 	for _, tt := range tests {
 		_, err := Parse(tt.in)
@@ -140,6 +141,9 @@ func TestParseInvalid(t *testing.T) {
 			t.Errorf("Parse(%q) = %v, want *Error", tt.in, err)
 			continue
 		}
+		if e.Kind != tt.kind || !errors.Is(err, tt.kind) {
+			t.Errorf("Parse(%q): kind %v, want %v", tt.in, e.Kind, tt.kind)
+		}
 		if e.Offset != tt.offset || !strings.Contains(e.Reason, tt.reason) || e.Input != tt.in {
 			t.Errorf("Parse(%q): offset %d reason %q, want %d %q", tt.in, e.Offset, e.Reason, tt.offset, tt.reason)
 		}
@@ -151,10 +155,24 @@ func TestParseInvalid(t *testing.T) {
 
 func TestZeroValue(t *testing.T) {
 	var u URN
-	if u.IsValid() || u.String() != "" || u.NID() != "" || u.NSS() != "" || u.Equal(u) || u.CanonicalString() != "" {
+	if u.IsValid() || u.String() != "" || u.NID() != "" || u.NSS() != "" || u.CanonicalString() != "" {
 		t.Errorf("zero URN misbehaves: %#v", u)
 	}
-	if MustParse("urn:ab:c") != MustParse("urn:ab:c") {
+	// Like a zero netip.Addr, the zero URN equals itself and nothing else.
+	if !u.Equal(URN{}) || u.Equal(MustParse("urn:ab:c")) || MustParse("urn:ab:c").Equal(u) {
+		t.Error("zero URN: Equal")
+	}
+	if c := Compare(URN{}, URN{}, NamespaceLevel); !c.Equal {
+		t.Errorf("Compare(zero, zero) = %+v", c)
+	}
+	if c := Compare(URN{}, MustParse("urn:ab:c"), Lexical); c.Equal {
+		t.Errorf("Compare(zero, urn:ab:c) = %+v", c)
+	}
+	if u.URI() != (uri.URI{}) {
+		t.Error("zero URN: URI() is not the zero URI")
+	}
+	// == compares the text, not where it is stored.
+	if a, b := MustParse("urn:ab:c"), MustParse(string([]byte("urn:ab:c"))); a != b {
 		t.Error("URNs parsed from the same text are not ==")
 	}
 }
@@ -308,6 +326,16 @@ func TestURNsAreURIs(t *testing.T) {
 		if v.HasQuery() != (hasR || hasQ) {
 			t.Errorf("%q: query presence differs", in)
 		}
+		// The conversions agree with parsing each way.
+		if u.URI() != v {
+			t.Errorf("%q: URI() = %#v, uri.Parse gives %#v", in, u.URI(), v)
+		}
+		if back, err := FromURI(u.URI()); err != nil || back != u {
+			t.Errorf("%q: FromURI(URI()) = %v, %v", in, back, err)
+		}
+	}
+	if _, err := FromURI(uri.MustParse("http://a/")); !errors.Is(err, ErrInvalidPrefix) {
+		t.Errorf("FromURI(http://a/): %v", err)
 	}
 	if n < 50 {
 		t.Errorf("only %d valid URNs in the corpus", n)
@@ -351,5 +379,34 @@ func TestClassifyNID(t *testing.T) {
 	}
 	if len(registry) != 104 {
 		t.Errorf("registry has %d NIDs, want 104 (the CSV's rows)", len(registry))
+	}
+}
+
+// TestOtherErrorKinds: the 1993 form, directive lists and namespace rules
+// have kinds of their own.
+func TestOtherErrorKinds(t *testing.T) {
+	if _, err := ParseLegacy("<URN::DNS:a:b>"); !errors.Is(err, ErrInvalidLegacy) {
+		t.Errorf("ParseLegacy: %v", err)
+	}
+	if _, err := ParseDirectives("s=I2L&=x"); !errors.Is(err, ErrInvalidDirective) {
+		t.Errorf("ParseDirectives: %v", err)
+	}
+	if _, err := ParseDirectives("s=%zz"); !errors.Is(err, ErrInvalidPercentEncoding) {
+		t.Errorf("ParseDirectives: %v", err)
+	}
+	err := MustParse("urn:isbn:0-395-36341-2").Validate()
+	var ne *NamespaceError
+	if !errors.Is(err, ErrNamespace) || !errors.As(err, &ne) || ne.NID != "isbn" {
+		t.Errorf("Validate: %v", err)
+	}
+	if err := (URN{}).Validate(); !errors.Is(err, ErrInvalidPrefix) {
+		t.Errorf("zero URN Validate: %v", err)
+	}
+	// ParseRequest tells the draft's plain query by the error's kind.
+	if r, err := ParseRequest("urn:isbn:0-395-36341-1?s=I2L"); err != nil || !r.Draft {
+		t.Errorf("ParseRequest: %+v, %v", r, err)
+	}
+	if _, err := ParseRequest("urn:a:b"); !errors.Is(err, ErrInvalidNID) {
+		t.Errorf("ParseRequest: %v", err)
 	}
 }

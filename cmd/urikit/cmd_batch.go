@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/urikit/urikit/batch"
+	"github.com/urikit/urikit/internal/batch"
 )
 
 func init() {

@@ -37,10 +37,10 @@ func runClean(args []string, s *stdio) int {
 		if err != nil {
 			var e *uri.Error
 			if errors.As(err, &e) {
-				fmt.Fprintf(s.err, "urikit clean: refused %q\n", in)
+				fmt.Fprintln(s.err, "urikit clean: refused:")
 				caret(s.err, in, e.Offset, e.Reason)
 			} else {
-				fmt.Fprintf(s.err, "urikit clean: refused %q: %v\n", in, err)
+				fmt.Fprintf(s.err, "urikit clean: refused %s: %v\n", excerpt(in, 0), err)
 			}
 			return false
 		}

@@ -18,7 +18,7 @@ func TestInspectAndSchemeCommands(t *testing.T) {
 			`  userinfo   "u:p"  <- not the host`, `  host       "0x7f.1"  (read as IPv4 127.0.0.1)`,
 			"6 warning(s):", "    rare-ip: ", "127.0.0.1", "    password: ", "    port-mismatch: port 25 is smtp's"}},
 		{"inspect clean", "", []string{"inspect", "https://example.com/"}, exitOK, []string{"  no warnings"}},
-		{"inspect relative", "", []string{"inspect", "../a"}, exitOK, []string{"  scheme     (none)"}},
+		{"inspect relative", "", []string{"inspect", "../a"}, exitOK, []string{"  scheme     (undefined)"}},
 		{"inspect invalid", "", []string{"inspect", "http://a b/"}, exitInvalid, nil},
 		{"inspect stdin", "http://@h/\nhttp://h:23/\n", []string{"inspect"}, exitOK, []string{"userinfo:", "port-mismatch:"}},
 		{"inspect json", "", []string{"inspect", "--json", "http://2130706433/"}, exitOK, []string{

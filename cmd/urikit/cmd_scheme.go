@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/urikit/urikit/scheme"
 	"github.com/urikit/urikit/uri"
@@ -52,7 +55,7 @@ func runScheme(args []string, s *stdio) int {
 		fmt.Fprintln(s.out, in)
 		fmt.Fprintf(s.out, "  %-10s %s (%s)\n", "scheme", name, sch.Info().RFC)
 		for _, f := range fields {
-			fmt.Fprintf(s.out, "  %-10s %s\n", f.Name, scheme.FormatValue(f.Value))
+			fmt.Fprintf(s.out, "  %-10s %s\n", f.Name, formatValue(f.Value))
 		}
 		return true
 	})
@@ -67,4 +70,36 @@ func schemeNames() string {
 		out += sc.Name()
 	}
 	return out
+}
+
+// formatValue renders a field value for people: strings quoted, absent
+// values as "(undefined)" (the word parse and inspect use), lists in
+// order, objects sorted by key.
+func formatValue(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "(undefined)"
+	case string:
+		return strconv.Quote(v)
+	case int:
+		return strconv.Itoa(v)
+	case []string:
+		q := make([]string, len(v))
+		for i, s := range v {
+			q[i] = strconv.Quote(s)
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	case map[string]string:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		q := make([]string, len(keys))
+		for i, k := range keys {
+			q[i] = strconv.Quote(k) + ": " + strconv.Quote(v[k])
+		}
+		return "{" + strings.Join(q, ", ") + "}"
+	}
+	return fmt.Sprint(v)
 }

@@ -255,7 +255,8 @@ func runURNEqual(args []string, s *stdio) int {
 	fs := newFlags("urn equal", "urn equal [--level lexical|namespace] [--json] [A B]",
 		"Tells whether two URNs are equivalent and which rule decided. With no\n"+
 			"arguments, reads pairs (two URNs a line, separated by white space).\n"+
-			"Exit status 0 when every pair is equivalent, 1 otherwise (like cmp).", s)
+			"Exit status 0 when every pair is equivalent, 1 when some pair is not\n"+
+			"equivalent or not valid (like cmp), 2 for a usage error.", s)
 	lv := urnLevelFlag(fs)
 	asJSON := fs.Bool("json", false, "write one JSON object a line")
 	if st := parseFlags(fs, args, s); st >= 0 {
@@ -299,7 +300,7 @@ func runURNEqual(args []string, s *stdio) int {
 		return eachInput(nil, s, func(line string) bool {
 			f := strings.Fields(line)
 			if len(f) != 2 {
-				fmt.Fprintf(s.err, "urikit urn equal: want two URNs on the line, got %d: %q\n", len(f), line)
+				fmt.Fprintf(s.err, "urikit urn equal: want two URNs on the line, got %d: %s\n", len(f), excerpt(line, 0))
 				return false
 			}
 			return compare(f[0], f[1])

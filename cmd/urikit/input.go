@@ -62,19 +62,47 @@ func newFlags(name, synopsis, about string, s *stdio) *flag.FlagSet {
 
 // parseFlags parses args; it returns the exit status to stop with, or -1 to
 // go on. --help prints to standard output and succeeds.
+//
+// Options may come anywhere before a "--", as GNU tools take them:
+// "urikit normalize http://A/ --level scheme" normalizes one URI at the
+// scheme level. After "--" every argument is an input, even one starting
+// with "-"; a lone "-" is always an input (standard input, for extract).
 func parseFlags(fs *flag.FlagSet, args []string, s *stdio) int {
-	for _, a := range args {
+	var opts, inputs []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		if a == "--" {
+			inputs = append(inputs, args[i+1:]...)
 			break
 		}
-		if a == "-h" || a == "--help" || a == "-help" {
+		if len(a) < 2 || a[0] != '-' {
+			inputs = append(inputs, a)
+			continue
+		}
+		name := strings.TrimLeft(a, "-")
+		if name == "h" || name == "help" {
 			fs.SetOutput(s.out)
 			fs.Usage()
 			return exitOK
 		}
+		opts = append(opts, a)
+		// An option that takes a value, written apart ("--level scheme"),
+		// takes the next argument with it.
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if f := fs.Lookup(name); f != nil && !isBoolFlag(f) && i+1 < len(args) {
+			i++
+			opts = append(opts, args[i])
+		}
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(append(append(opts, "--"), inputs...)); err != nil {
 		return exitUsage
 	}
 	return -1
+}
+
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }

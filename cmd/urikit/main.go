@@ -7,8 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Exit statuses shared by every subcommand.
@@ -50,6 +54,9 @@ func run(args []string, s *stdio) int {
 	case "-h", "--help", "help":
 		usage(s.out)
 		return exitOK
+	case "--version", "-version", "version":
+		fmt.Fprintln(s.out, "urikit", versionString())
+		return exitOK
 	}
 	c, ok := commands[args[0]]
 	if !ok {
@@ -74,6 +81,36 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'urikit COMMAND --help' for a command's options.")
 	fmt.Fprintln(w, "With no ARG, commands read one input a line from standard input.")
 	fmt.Fprintln(w, "Exit status: 0 success, 1 invalid input, 2 usage error.")
+	fmt.Fprintln(w, "'urikit --version' prints the version.")
+}
+
+// version is set at link time for releases:
+//
+//	go build -ldflags "-X main.version=v1.0.0" ./cmd/urikit
+var version = ""
+
+// versionString is the release version, else the module version go install
+// recorded, else "(devel)"; with the VCS revision when the build has one,
+// and the Go version that built it.
+func versionString() string {
+	v, rev := version, ""
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if v == "" {
+			v = info.Main.Version
+		}
+		for _, kv := range info.Settings {
+			if kv.Key == "vcs.revision" && len(kv.Value) >= 12 {
+				rev = kv.Value[:12]
+			}
+		}
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	if rev != "" {
+		v += " " + rev
+	}
+	return v + " " + runtime.Version()
 }
 
 func isTerminal(f *os.File) bool {
@@ -84,28 +121,68 @@ func isTerminal(f *os.File) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// caret renders a syntax error: the input, a caret under the offending byte,
-// and the reason. Control characters are shown escaped so the caret lines up.
+// caretWindow is how many characters of the input a message shows on
+// each side of the offending byte: an error on a 10 MB line shows a line
+// of the terminal, not the 10 MB.
+const caretWindow = 40
+
+// caret renders a syntax error: a window of the input around the offending
+// byte, a caret under it, and the reason with the byte's offset. Bytes that
+// are not valid UTF-8 and characters that do not print are shown escaped
+// (\xff, \x01, \u200b), so that the caret lines up and the terminal gets
+// text only; "…" marks where the window cuts the input.
 func caret(w io.Writer, input string, offset int, reason string) {
-	var shown strings.Builder
-	col := -1
-	for i := 0; i < len(input); i++ {
-		if i == offset {
-			col = shown.Len()
-		}
-		c := input[i]
-		if c < 0x20 || c == 0x7f {
-			fmt.Fprintf(&shown, "\\x%02x", c)
-		} else {
-			shown.WriteByte(c)
-		}
-	}
-	if col < 0 {
-		col = shown.Len()
-	}
-	fmt.Fprintf(w, "  %s\n  %s^ %s (byte %d)\n", shown.String(), strings.Repeat(" ", runeWidth(shown.String()[:col])), reason, offset)
+	shown, col := window(input, offset)
+	fmt.Fprintf(w, "  %s\n  %s^ %s (byte %d)\n", shown, strings.Repeat(" ", col), reason, offset)
 }
 
-// runeWidth counts the columns the prefix takes: one per rune, so a caret
-// lines up under non-ASCII text too.
-func runeWidth(s string) int { return len([]rune(s)) }
+// excerpt is the window of s around offset, for a message on one line.
+func excerpt(s string, offset int) string {
+	shown, _ := window(s, offset)
+	return shown
+}
+
+// window returns the text to show for input around offset and the column
+// of offset in it.
+func window(input string, offset int) (string, int) {
+	offset = min(max(offset, 0), len(input))
+	from := offset
+	for n := 0; n < caretWindow && from > 0; n++ {
+		_, size := utf8.DecodeLastRuneInString(input[:from])
+		from -= size
+	}
+	to := offset
+	for n := 0; n < caretWindow && to < len(input); n++ {
+		_, size := utf8.DecodeRuneInString(input[to:])
+		to += size
+	}
+	var b strings.Builder
+	col := 0
+	if from > 0 {
+		b.WriteString("…")
+		col = 1
+	}
+	for i := from; i < to; {
+		r, size := utf8.DecodeRuneInString(input[i:])
+		var piece string
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			piece = fmt.Sprintf("\\x%02x", input[i])
+		case r < 0x80 && !unicode.IsPrint(r):
+			piece = fmt.Sprintf("\\x%02x", r)
+		case !unicode.IsPrint(r):
+			piece = fmt.Sprintf("\\u%04x", r)
+		default:
+			piece = string(r)
+		}
+		if i < offset {
+			col += utf8.RuneCountInString(piece)
+		}
+		b.WriteString(piece)
+		i += size
+	}
+	if to < len(input) {
+		b.WriteString("…")
+	}
+	return b.String(), col
+}

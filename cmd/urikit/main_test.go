@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // runCLI runs the tool in-process with the given standard input.
@@ -40,7 +41,8 @@ func TestCLI(t *testing.T) {
 		{"bad flag", "", []string{"parse", "--nope"}, exitUsage, "", "flag provided but not defined"},
 		{"resolve", "", []string{"resolve", "http://a/b/c/d;p?q", "../g", "?y"}, exitOK, "http://a/b/g\nhttp://a/b/c/d;p?y\n", ""},
 		{"resolve stdin", "g\n", []string{"resolve", "http://a/b/c/d;p?q"}, exitOK, "http://a/b/c/g\n", ""},
-		{"resolve rfc2396", "", []string{"resolve", "--rfc2396", "http://a/b/c/d;p?q", "?y"}, exitOK, "http://a/b/c/?y\n", ""},
+		{"resolve rfc2396", "", []string{"resolve", "--rfc2396", "http://a/b/c/d;p?q", "?y", "g?y/../x"}, exitOK, "http://a/b/c/?y\nhttp://a/b/c/g?y/../x\n", ""},
+		{"resolve draft 1997", "", []string{"resolve", "--draft-1997", "http://a/b/c/d;p?q", "?y", "g?y/../x"}, exitOK, "http://a/b/c/?y\nhttp://a/b/c/x\n", ""},
 		{"resolve non-strict", "", []string{"resolve", "--non-strict", "http://a/b/c/d;p?q", "http:g"}, exitOK, "http://a/b/c/g\n", ""},
 		{"resolve relative base", "", []string{"resolve", "a/b", "c"}, exitInvalid, "", "invalid character '/' in scheme"},
 		{"resolve no base", "", []string{"resolve"}, exitUsage, "", "missing BASE"},
@@ -48,8 +50,26 @@ func TestCLI(t *testing.T) {
 		{"normalize scheme", "", []string{"normalize", "--level", "scheme", "HTTP://Example.COM:80"}, exitOK, "http://example.com/\n", ""},
 		{"normalize bad level", "", []string{"normalize", "--level", "x", "a:b"}, exitUsage, "", "unknown level"},
 		{"equal", "", []string{"equal", "--level", "scheme", "http://example.com", "HTTP://example.com:80/"}, exitOK, "equal at level scheme", ""},
-		{"not equal", "", []string{"equal", "--level", "simple", "http://a/", "http://A/"}, exitOK, "not equal", ""},
-		{"equal arity", "", []string{"equal", "a:b"}, exitUsage, "", "exactly two"},
+		// equal and urn equal: exit 1 on "not equal", like cmp; both read
+		// pairs from standard input.
+		{"not equal", "", []string{"equal", "--level", "simple", "http://a/", "http://A/"}, exitInvalid, "not equal", ""},
+		{"equal arity", "", []string{"equal", "a:b"}, exitUsage, "", "takes two URIs"},
+		{"equal stdin", "http://a/ HTTP://A:80\nx:y\tx:y\n", []string{"equal", "--level", "scheme"}, exitOK, "equal at level scheme\n  http://a/\n  http://a/\nequal at level scheme\n  x:y", ""},
+		{"equal stdin one differs", "a:b a:b\na:b a:c\n", []string{"equal"}, exitInvalid, "not equal", ""},
+		{"equal stdin bad line", "a:b\n", []string{"equal"}, exitInvalid, "", "want two URIs on the line, got 1"},
+		{"urn equal not", "", []string{"urn", "equal", "urn:a1:b", "urn:a1:c"}, exitInvalid, "not equivalent", ""},
+		{"urn equal stdin", "urn:a1:b URN:A1:b\n", []string{"urn", "equal"}, exitOK, "equivalent (lexical)", ""},
+		// Options anywhere before "--"; never an option read as an input.
+		{"option after input", "", []string{"normalize", "http://A:80/", "--level", "scheme"}, exitOK, "http://a/\n", ""},
+		{"option after input =", "", []string{"normalize", "http://A:80/", "--level=scheme"}, exitOK, "http://a/\n", ""},
+		{"bool option after input", "", []string{"parse", "http://a/", "--json"}, exitOK, `"host":"a"`, ""},
+		{"unknown option after input", "", []string{"normalize", "http://A/", "--levle", "scheme"}, exitUsage, "", "flag provided but not defined"},
+		{"double dash", "", []string{"normalize", "--", "--level"}, exitOK, "--level\n", ""},
+		{"urn option after input", "", []string{"urn", "canon", "urn:ISBN:0-395-36341-1", "--level", "namespace"}, exitOK, "urn:isbn:9780395363416\n", ""},
+		{"version", "", []string{"--version"}, exitOK, "urikit ", ""},
+		// One vocabulary: "byte N".
+		{"urn byte", "", []string{"urn", "check", "urn:ab-:x"}, exitInvalid, "(byte 7)", ""},
+		{"clean byte", "", []string{"clean", "http://example.com:8x/"}, exitInvalid, "", "(byte 21)"},
 		{"batch", `{"op":"parse","input":"a:b"}` + "\nnot json\n", []string{"batch"}, exitOK, `"scheme":"a"`, ""},
 	}
 	for _, tt := range tests {
@@ -65,5 +85,38 @@ func TestCLI(t *testing.T) {
 				t.Errorf("stderr %q does not contain %q", errText, tt.errText)
 			}
 		})
+	}
+}
+
+// TestCaretWindow: an error on a huge input shows a window around the
+// offending byte, escapes bytes that are not UTF-8 and characters that do
+// not print, and puts the caret under the offending byte.
+func TestCaretWindow(t *testing.T) {
+	long := "http://a/" + strings.Repeat("x", 10<<20) + " \xff\u200by" + strings.Repeat("y", 1<<20)
+	code, out, _ := runCLI("", "parse", long)
+	if code != exitInvalid {
+		t.Fatalf("exit %d", code)
+	}
+	if len(out) > 400 {
+		t.Fatalf("%d bytes of output for an error", len(out))
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) < 3 || !strings.HasPrefix(lines[1], "  …xxx") || !strings.Contains(lines[1], ` \xff\u200by`) || !strings.HasSuffix(lines[1], "y…") {
+		t.Fatalf("window: %q", out)
+	}
+	if !utf8.ValidString(out) {
+		t.Error("output is not UTF-8")
+	}
+	col := strings.Index(lines[2], "^")
+	if got := []rune(lines[1])[col]; got != ' ' {
+		t.Errorf("caret under %q, want the space:\n%s\n%s", got, lines[1], lines[2])
+	}
+	if !strings.Contains(lines[2], "(byte 10485769)") {
+		t.Errorf("reason line: %q", lines[2])
+	}
+	// A short input is shown whole, the caret under the byte.
+	_, out, _ = runCLI("", "parse", "http://a/\x01b c")
+	if !strings.Contains(out, "  http://a/\\x01b c\n           ^ invalid control character 0x01 in path (byte 9)") {
+		t.Errorf("short input: %q", out)
 	}
 }

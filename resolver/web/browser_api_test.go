@@ -1,0 +1,326 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/httpapi"
+	"github.com/urikit/urikit/resolver/sqlite"
+	"github.com/urikit/urikit/urn"
+)
+
+// waitJS waits until the JavaScript expression is true in the page.
+func waitJS(t *testing.T, ctx context.Context, what, expr string) {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(sctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+		t.Fatalf("waiting for %s (%s): %v", what, expr, err)
+	}
+}
+
+// locationURLs reads the locations table of a name's page.
+func locationURLs(t *testing.T, ctx context.Context) []string {
+	t.Helper()
+	return eval[[]string](t, ctx, `Array.from(document.querySelectorAll('table.locs tbody td.url')).map(td => td.textContent.trim())`)
+}
+
+func recordOf(t *testing.T, svc *resolver.Service, name string) resolver.Record {
+	t.Helper()
+	rec, err := svc.Lookup(context.Background(), urn.MustParse(name))
+	if err != nil {
+		t.Fatalf("lookup %s: %v", name, err)
+	}
+	return rec
+}
+
+func recordURLs(r resolver.Record) []string {
+	var s []string
+	for _, l := range r.Locations {
+		s = append(s, l.URL)
+	}
+	return s
+}
+
+// TestBrowserMaintainer drives the page in headless Chromium against the
+// real server (the JSON API of resolver/httpapi with this page, over the
+// embedded SQLite store in a fresh data directory): a reader searches a name and reads its record; a
+// maintainer pastes a token, registers a name, edits its locations,
+// withdraws it and sees the 410 page; a wrong token gets the API's 401 and
+// another authority's token its 403, shown on the page, and change nothing.
+func TestBrowserMaintainer(t *testing.T) {
+	ctx := browser(t)
+	st, err := sqlite.Open(context.Background(), t.TempDir(), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fx := newFixtureOn(t, st)
+	srv := httptest.NewServer(httpapi.New(fx.svc, httpapi.Options{Pages: New(fx.svc, Options{})}))
+	defer srv.Close()
+	errs := pageErrors(t, ctx)
+
+	// ---- A reader searches.
+	if st := load(t, ctx, "home", chromedp.Navigate(srv.URL+"/")); st != 200 {
+		t.Fatalf("home: %d", st)
+	}
+	waitJS(t, ctx, "the register panel", `!document.getElementById('maintain').hidden`)
+	screenshot(t, ctx, "1-search")
+	accessible(t, ctx, "1-search")
+	step(t, ctx, "type a name", chromedp.SendKeys(chromedp.CSS("#home-urn"), "URN:ISBN:0-395-36341-1"))
+	if st := load(t, ctx, "search", chromedp.Click(chromedp.CSS(`form.search.big button[type=submit]`))); st != 200 {
+		t.Fatalf("search: %d", st)
+	}
+	if h := textOf(t, ctx, "h1"); h != "urn:isbn:9780395363416" {
+		t.Fatalf("h1 %q", h)
+	}
+	if got, want := locationURLs(t, ctx), recordURLs(recordOf(t, fx.svc, "urn:isbn:9780395363416")); !slices.Equal(got, want) {
+		t.Errorf("locations %q, want %q", got, want)
+	}
+	rec := textOf(t, ctx, "section[aria-labelledby=rec-h]")
+	for _, s := range []string{"Status active", "Redirect status 302 Found", "Aliases urn:example:lotr"} {
+		if !strings.Contains(rec, s) {
+			t.Errorf("record section %q lacks %q", rec, s)
+		}
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll('table.history tbody tr').length`); n != 2 {
+		t.Errorf("%d history rows", n)
+	}
+	parts := textOf(t, ctx, "section[aria-labelledby=parts-h]")
+	for _, s := range []string{"ISBN formal", "0-395-36341-1", "Equivalence key urn:isbn:9780395363416"} {
+		if !strings.Contains(parts, s) {
+			t.Errorf("parsed parts %q lack %q", parts, s)
+		}
+	}
+	// Without a token the maintainer sees only the token field.
+	if eval[bool](t, ctx, `!document.getElementById('editor').hidden`) {
+		t.Error("the editor shows before a token is given")
+	}
+	screenshot(t, ctx, "2-record")
+	accessible(t, ctx, "2-record")
+
+	// ---- A maintainer registers a new name from its 404 page.
+	const name = "urn:example:report-2025"
+	if st := load(t, ctx, "unknown name", chromedp.Navigate(srv.URL+"/names/"+name)); st != 404 {
+		t.Fatalf("unknown name: %d", st)
+	}
+	waitJS(t, ctx, "the token field", `document.getElementById('token').offsetParent !== null`)
+	step(t, ctx, "paste the token",
+		chromedp.SendKeys(chromedp.CSS("#token"), fx.token),
+		chromedp.Click(chromedp.CSS("#token-form button[type=submit]")))
+	waitJS(t, ctx, "the editor", `!document.getElementById('editor').hidden && document.querySelectorAll('#ed-locations li').length === 1`)
+	if s := textOf(t, ctx, "#token-text"); !strings.Contains(s, "…"+fx.token[len(fx.token)-4:]) {
+		t.Errorf("token state %q", s)
+	}
+	// The token is in sessionStorage and nowhere else the page keeps data.
+	if !eval[bool](t, ctx, `sessionStorage.getItem('urikit.token') === `+jsString(fx.token)+` && localStorage.length === 0 && document.cookie === ''`) {
+		t.Error("the token is not (only) in sessionStorage")
+	}
+	step(t, ctx, "fill the form",
+		chromedp.SendKeys(chromedp.CSS("#ed-locations li:nth-child(1) .loc-url"), "https://reports.example.org/2025/annual.html"),
+		chromedp.SendKeys(chromedp.CSS("#ed-locations li:nth-child(1) .loc-type"), "text/html"),
+		chromedp.SendKeys(chromedp.CSS("#ed-locations li:nth-child(1) .loc-label"), "Web edition"),
+		chromedp.Click(chromedp.CSS("#ed-add-location")),
+		chromedp.SendKeys(chromedp.CSS("#ed-locations li:nth-child(2) .loc-url"), "https://reports.example.org/2025/annual.pdf"),
+		chromedp.SendKeys(chromedp.CSS("#ed-locations li:nth-child(2) .loc-type"), "application/pdf"),
+		chromedp.SendKeys(chromedp.CSS("#ed-aliases"), "urn:example:annual-report-2025"),
+		chromedp.SetValue(chromedp.CSS("#ed-metadata"), "{\n  \"title\": \"Annual report 2025\",\n  \"pages\": 96\n}"),
+		chromedp.SetValue(chromedp.CSS("#ed-redirect"), "307"),
+	)
+	if st := load(t, ctx, "register", chromedp.Click(chromedp.CSS("#ed-save"))); st != 200 {
+		t.Fatalf("after registering: %d (%s)", st, textOf(t, ctx, "main"))
+	}
+	if s := textOf(t, ctx, "#flash"); s != "Registered "+name+"." {
+		t.Errorf("flash %q", s)
+	}
+	if h := textOf(t, ctx, "h1"); h != name {
+		t.Errorf("h1 %q", h)
+	}
+	r := recordOf(t, fx.svc, name)
+	if got := recordURLs(r); !slices.Equal(got, []string{"https://reports.example.org/2025/annual.html", "https://reports.example.org/2025/annual.pdf"}) ||
+		r.Locations[0].Label != "Web edition" || r.Locations[1].Type != "application/pdf" ||
+		!slices.Equal(r.Aliases, []string{"urn:example:annual-report-2025"}) || r.Redirect != 307 ||
+		string(r.Metadata) != `{"title":"Annual report 2025","pages":96}` {
+		t.Errorf("registered %+v", r)
+	}
+	if got := locationURLs(t, ctx); !slices.Equal(got, recordURLs(r)) {
+		t.Errorf("page shows %q", got)
+	}
+
+	// ---- It edits the locations: a mirror goes first, the HTML edition goes.
+	waitJS(t, ctx, "the editor, filled from the API",
+		`document.querySelectorAll('#ed-locations li').length === 2 && document.querySelector('#ed-locations li .loc-url').value === 'https://reports.example.org/2025/annual.html' && document.getElementById('ed-redirect').value === '307'`)
+	if v := eval[string](t, ctx, `document.getElementById('ed-metadata').value`); !strings.Contains(v, `"pages": 96`) {
+		t.Errorf("metadata in the editor %q", v)
+	}
+	step(t, ctx, "edit the locations",
+		chromedp.Click(chromedp.CSS("#ed-add-location")),
+		chromedp.SendKeys(chromedp.CSS("#ed-locations li:nth-child(3) .loc-url"), "https://mirror.example.net/reports/2025.pdf"),
+		chromedp.SendKeys(chromedp.CSS("#ed-locations li:nth-child(3) .loc-label"), "Mirror"),
+		chromedp.Click(chromedp.CSS("#ed-locations li:nth-child(3) [data-act=up]")),
+		chromedp.Click(chromedp.CSS("#ed-locations li:nth-child(2) [data-act=up]")),
+		chromedp.Click(chromedp.CSS("#ed-locations li:nth-child(2) [data-act=remove]")),
+	)
+	if got := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('#ed-locations .loc-url')).map(i => i.value)`); !slices.Equal(got,
+		[]string{"https://mirror.example.net/reports/2025.pdf", "https://reports.example.org/2025/annual.pdf"}) {
+		t.Fatalf("editor rows %q", got)
+	}
+	step(t, ctx, "scroll to the editor", chromedp.ScrollIntoView(chromedp.CSS("#maint-h")))
+	screenshot(t, ctx, "3-edit-form", "#maintain")
+	accessible(t, ctx, "3-edit-form")
+	if st := load(t, ctx, "save", chromedp.Click(chromedp.CSS("#ed-save"))); st != 200 {
+		t.Fatalf("after saving: %d", st)
+	}
+	if s := textOf(t, ctx, "#flash"); s != "Saved "+name+"." {
+		t.Errorf("flash %q", s)
+	}
+	want := []string{"https://mirror.example.net/reports/2025.pdf", "https://reports.example.org/2025/annual.pdf"}
+	if got := recordURLs(recordOf(t, fx.svc, name)); !slices.Equal(got, want) {
+		t.Errorf("stored locations %q, want %q", got, want)
+	}
+	if got := locationURLs(t, ctx); !slices.Equal(got, want) {
+		t.Errorf("page shows %q", got)
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll('table.history tbody tr').length`); n != 2 {
+		t.Errorf("%d history rows after the edit", n)
+	}
+
+	// ---- A wrong token: 401, shown, nothing changed.
+	step(t, ctx, "forget the token", chromedp.Click(chromedp.CSS("#token-forget")))
+	waitJS(t, ctx, "the token field", `document.getElementById('editor').hidden && !document.getElementById('token-form').hidden`)
+	if !eval[bool](t, ctx, `sessionStorage.getItem('urikit.token') === null`) {
+		t.Error("the token was not forgotten")
+	}
+	before := recordOf(t, fx.svc, name)
+	try := func(token string, status string) string {
+		t.Helper()
+		step(t, ctx, "paste a token",
+			chromedp.SendKeys(chromedp.CSS("#token"), token),
+			chromedp.Click(chromedp.CSS("#token-form button[type=submit]")))
+		waitJS(t, ctx, "the filled editor", `!document.getElementById('editor').hidden && document.querySelectorAll('#ed-locations li').length === 2`)
+		step(t, ctx, "change and save",
+			chromedp.SendKeys(chromedp.CSS("#ed-locations li:nth-child(1) .loc-label"), " (changed)"),
+			chromedp.Click(chromedp.CSS("#ed-save")))
+		waitJS(t, ctx, "the problem", `!document.getElementById('ed-result').hidden`)
+		s := textOf(t, ctx, "#ed-result")
+		if !strings.HasPrefix(s, status) {
+			t.Errorf("problem shown %q, want status %s", s, status)
+		}
+		if after := recordOf(t, fx.svc, name); !after.Updated.Equal(before.Updated) {
+			t.Errorf("a %s write changed the record", status)
+		}
+		if status == "403" {
+			step(t, ctx, "scroll to the problem", chromedp.ScrollIntoView(chromedp.CSS("#ed-result")))
+			screenshot(t, ctx, "4-wrong-token")
+			accessible(t, ctx, "4-wrong-token")
+		}
+		step(t, ctx, "forget the token", chromedp.Click(chromedp.CSS("#token-forget")))
+		return s
+	}
+	if s := try("urikit_not-a-real-token", "401"); !strings.Contains(s, "unknown token") {
+		t.Errorf("401 problem %q", s)
+	}
+	step(t, ctx, "reload", chromedp.Reload())
+	if s := try(fx.other, "403"); !strings.Contains(s, "another naming authority") {
+		t.Errorf("403 problem %q", s)
+	}
+
+	// ---- It withdraws the name and sees the 410 page.
+	if st := load(t, ctx, "reload", chromedp.Reload()); st != 200 {
+		t.Fatalf("reload: %d", st)
+	}
+	step(t, ctx, "paste the token",
+		chromedp.SendKeys(chromedp.CSS("#token"), fx.token),
+		chromedp.Click(chromedp.CSS("#token-form button[type=submit]")))
+	waitJS(t, ctx, "the withdraw form", `!document.getElementById('withdraw').hidden`)
+	// Unconfirmed, nothing is sent.
+	step(t, ctx, "withdraw unconfirmed", chromedp.Click(chromedp.CSS("#wd-submit")))
+	waitJS(t, ctx, "the confirmation hint", `!document.getElementById('wd-result').hidden`)
+	if recordOf(t, fx.svc, name).Status != resolver.Active {
+		t.Fatal("withdrawn without confirmation")
+	}
+	step(t, ctx, "fill the withdrawal",
+		chromedp.SendKeys(chromedp.CSS("#wd-reason"), "replaced by the corrected edition"),
+		chromedp.SendKeys(chromedp.CSS("#wd-successor"), "urn:isbn:9780395363416"),
+		chromedp.Click(chromedp.CSS("#wd-confirm")))
+	if st := load(t, ctx, "withdraw", chromedp.Click(chromedp.CSS("#wd-submit"))); st != 410 {
+		t.Fatalf("after withdrawing: %d", st)
+	}
+	gone := textOf(t, ctx, ".gone-box")
+	for _, s := range []string{"This name was withdrawn", "replaced by the corrected edition", "urn:isbn:9780395363416"} {
+		if !strings.Contains(gone, s) {
+			t.Errorf("410 page %q lacks %q", gone, s)
+		}
+	}
+	if h := textOf(t, ctx, ".badge.gone"); h != "Withdrawn" {
+		t.Errorf("badge %q", h)
+	}
+	if eval[bool](t, ctx, `document.getElementById('maintain') !== null`) {
+		t.Error("a withdrawn name offers maintenance")
+	}
+	if r := recordOf(t, fx.svc, name); r.Status != resolver.Withdrawn || r.Reason != "replaced by the corrected edition" {
+		t.Errorf("stored %+v", r)
+	}
+	screenshot(t, ctx, "5-withdrawn")
+	accessible(t, ctx, "5-withdrawn")
+
+	// A name with a "/" and a "%" goes to the API as one segment.
+	odd := "urn:example:dir/file%20name"
+	if st := load(t, ctx, "odd name", chromedp.Navigate(srv.URL+"/?urn="+url.QueryEscape(odd))); st != 404 {
+		t.Fatalf("odd name: %d", st)
+	}
+	waitJS(t, ctx, "the editor", `!document.getElementById('editor').hidden`)
+	step(t, ctx, "register it",
+		chromedp.SendKeys(chromedp.CSS("#ed-locations li:nth-child(1) .loc-url"), "https://example.org/dir/file%20name"))
+	if st := load(t, ctx, "register odd", chromedp.Click(chromedp.CSS("#ed-save"))); st != 200 {
+		t.Fatalf("after registering %s: %d", odd, st)
+	}
+	if r := recordOf(t, fx.svc, odd); r.URN != odd {
+		t.Errorf("registered %q", r.URN)
+	}
+	if p := eval[string](t, ctx, "location.pathname"); p != "/names/"+odd {
+		t.Errorf("page of %s at %q", odd, p)
+	}
+
+	// Registering from the search page, where the name is typed in.
+	if st := load(t, ctx, "home", chromedp.Navigate(srv.URL+"/")); st != 200 {
+		t.Fatalf("home: %d", st)
+	}
+	waitJS(t, ctx, "the editor (the token is still in this tab)", `!document.getElementById('editor').hidden && document.querySelectorAll('#ed-locations li').length === 1`)
+	step(t, ctx, "an unowned name",
+		chromedp.SendKeys(chromedp.CSS("#ed-urn"), "urn:nbn:de:101-1"),
+		chromedp.SendKeys(chromedp.CSS("#ed-locations li:nth-child(1) .loc-url"), "https://example.org/x"),
+		chromedp.Click(chromedp.CSS("#ed-save")))
+	waitJS(t, ctx, "the problem", `!document.getElementById('ed-result').hidden`)
+	if s := textOf(t, ctx, "#ed-result"); !strings.HasPrefix(s, "403") {
+		t.Errorf("registering another authority's name: %q", s)
+	}
+	eval[string](t, ctx, `document.getElementById('ed-urn').value = ''`) // chromedp's Clear and SetValue(…, "") leave it
+	step(t, ctx, "a name of ours", chromedp.SendKeys(chromedp.CSS("#ed-urn"), " urn:example:from-home "))
+	if st := load(t, ctx, "register from home", chromedp.Click(chromedp.CSS("#ed-save"))); st != 200 {
+		t.Fatalf("after registering from home: %d (%s)", st, textOf(t, ctx, "#ed-result"))
+	}
+	if p := eval[string](t, ctx, "location.pathname"); p != "/names/urn:example:from-home" {
+		t.Errorf("landed on %q", p)
+	}
+	if got := recordURLs(recordOf(t, fx.svc, "urn:example:from-home")); !slices.Equal(got, []string{"https://example.org/x"}) {
+		t.Errorf("registered %q", got)
+	}
+
+	for _, e := range errs() {
+		t.Errorf("page error: %s", e)
+	}
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
