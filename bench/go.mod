@@ -1,8 +1,9 @@
 module github.com/urikit/urikit/bench
 
-go 1.24.0
+go 1.26.0
 
 require (
+	github.com/contomap/iri v0.2.1
 	github.com/fredbi/uri v1.1.1
 	github.com/leodido/go-urn v1.5.0
 	github.com/urikit/urikit v0.0.0
@@ -10,8 +11,8 @@ require (
 )
 
 require (
-	golang.org/x/net v0.35.0 // indirect
-	golang.org/x/text v0.22.0 // indirect
+	golang.org/x/net v0.62.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
 )
 
 replace github.com/urikit/urikit => ../

@@ -70,6 +70,12 @@ type Options struct {
 	// characters. A longer one is not taken (URIs written inside it still
 	// may be). Zero means DefaultMaxLen; values below 64 are raised to 64.
 	MaxLen int
+	// IRI finds IRIs (RFC 3987) as written, non-ASCII text and all: every
+	// Match is then a valid IRI with a scheme (iri.Parse accepts it), the
+	// batch protocol's extract with "iri":true. Without it no candidate
+	// that holds non-ASCII text is returned, not even in part: a link cut
+	// at its first non-ASCII character would point somewhere else.
+	IRI bool
 }
 
 // All returns the URIs in text, in order of appearance, as a Scanner
@@ -85,9 +91,13 @@ func All(text string) []Match {
 
 // Strings returns the URIs in text as strings, in order of appearance: the
 // result of the batch protocol's extract op.
-func Strings(text string) []string {
+func Strings(text string) []string { return StringsWith(text, Options{}) }
+
+// StringsWith is Strings with options (Options.IRI for the extract op with
+// "iri":true).
+func StringsWith(text string, opts Options) []string {
 	out := []string{}
-	sc := NewScanner(strings.NewReader(text), Options{})
+	sc := NewScanner(strings.NewReader(text), opts)
 	for sc.Scan() {
 		out = append(out, sc.Match().URI)
 	}

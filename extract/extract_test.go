@@ -19,6 +19,7 @@ import (
 type conformanceCase struct {
 	Op     string          `json:"op"`
 	Text   string          `json:"text"`
+	IRI    bool            `json:"iri"`
 	Expect json.RawMessage `json:"expect"`
 	Source string          `json:"source"`
 }
@@ -57,6 +58,7 @@ func loadCorpus(t *testing.T, path string) []conformanceCase {
 func TestConformance(t *testing.T) {
 	for _, path := range []string{
 		"../testdata/conformance/extract.jsonl",
+		"../testdata/conformance/extract-iri.jsonl",
 		"../../shared/conformance/rfc3986-examples.jsonl",
 	} {
 		cases := loadCorpus(t, path)
@@ -74,11 +76,12 @@ func TestConformance(t *testing.T) {
 			if want == nil {
 				want = []string{}
 			}
-			if got := Strings(c.Text); !reflect.DeepEqual(got, want) {
+			opts := Options{IRI: c.IRI}
+			if got := StringsWith(c.Text, opts); !reflect.DeepEqual(got, want) {
 				t.Errorf("%s (%s)\n text: %q\n got:  %q\n want: %q", filepath.Base(path), c.Source, c.Text, got, want)
 			}
 			// The streaming scanner with one byte a read agrees.
-			if got := scanAll(t, iotest.OneByteReader(strings.NewReader(c.Text)), Options{}); !reflect.DeepEqual(uris(got), want) {
+			if got := scanAll(t, iotest.OneByteReader(strings.NewReader(c.Text)), opts); !reflect.DeepEqual(uris(got), want) {
 				t.Errorf("%s (%s) streaming: got %q, want %q", filepath.Base(path), c.Source, uris(got), want)
 			}
 		}
@@ -138,17 +141,19 @@ func TestMatchDetails(t *testing.T) {
 	}
 }
 
-// TestQuotesUnicode: the quote rule speaks of letters and digits, not only
-// ASCII ones (the bare rule says "ASCII letter").
+// TestQuotesUnicode: the quote rule speaks of ASCII letters and digits
+// (PROTOCOL.md: "an opening quote is one not preceded by an ASCII letter or
+// digit, a closing quote one not followed by an ASCII letter or digit").
 func TestQuotesUnicode(t *testing.T) {
 	tests := []struct {
 		text string
 		want []string
 	}{
-		{"\u00e9'http://a/'", []string{"http://a/'"}},      // é before: not an opening quote
-		{"'http://a/'\u00e9", []string{"http://a/'"}},      // é after: not a closing quote; bare, ends at é
+		{"\u00e9'http://a/'", []string{"http://a/"}},       // é before: still an opening quote
+		{"'http://a/'\u00e9", []string{"http://a/"}},       // é after: still a closing quote
 		{"\u00e9http://a/", []string{"http://a/"}},         // non-ASCII before a bare URI: it starts
-		{"\u0661'http://a/'", []string{"http://a/'"}},      // Arabic-Indic digit before the quote
+		{"\u0661'http://a/'", []string{"http://a/"}},       // an Arabic-Indic digit is no ASCII digit
+		{"a'http://a/'", []string{"http://a/'"}},           // an ASCII letter before: an apostrophe
 		{"\u2014'http://a/'\u2014", []string{"http://a/"}}, // dashes are neither letters nor digits
 	}
 	for _, tt := range tests {
@@ -403,23 +408,42 @@ func TestHostileLinear(t *testing.T) {
 		{"<a", 0},   // angle brackets that never close
 		{".a", 0},   // scheme characters, every 'a' a candidate
 		{"http://a/'", 1},
+		{"-'ü", 0}, // the same with non-ASCII letters, with and without IRI
+		{"<ü", 0},
+		{".ü.a", 0},
+		{"http://ü/'", 1}, // one IRI, or (without IRI) one candidate not taken
+		{"a:ü ", 0},
 	} {
 		text := strings.Repeat(tt.unit, n/len(tt.unit))
 		for _, tail := range []string{"", ":", "://x#y#", ">", "' "} {
-			in := text + tail
-			sc := NewScanner(strings.NewReader(in), Options{})
-			var got int
-			for sc.Scan() {
-				got++
-			}
-			// Work, not time: the bytes the scanner's searches and parses
-			// read. Without the caches these inputs cost ~n²/2.
-			if limit := int64(4 * len(in)); sc.examined > limit {
-				t.Errorf("%q×%d+%q: read %d bytes, want at most %d", tt.unit, n/len(tt.unit), tail, sc.examined, limit)
-			}
-			if tail == "" && got != tt.want {
-				t.Errorf("%q×%d: %d URIs, want %d", tt.unit, n/len(tt.unit), got, tt.want)
+			for _, mode := range []bool{false, true} {
+				if !mode && !isASCIIString(tt.unit) && tt.want > 0 {
+					continue // without IRI a candidate with non-ASCII text is never taken
+				}
+				in := text + tail
+				sc := NewScanner(strings.NewReader(in), Options{IRI: mode})
+				var got int
+				for sc.Scan() {
+					got++
+				}
+				// Work, not time: the bytes the scanner's searches and parses
+				// read. Without the caches these inputs cost ~n²/2.
+				if limit := int64(4 * len(in)); sc.examined > limit {
+					t.Errorf("%q×%d+%q: read %d bytes, want at most %d", tt.unit, n/len(tt.unit), tail, sc.examined, limit)
+				}
+				if tail == "" && got != tt.want {
+					t.Errorf("%q×%d (IRI %v): %d URIs, want %d", tt.unit, n/len(tt.unit), mode, got, tt.want)
+				}
 			}
 		}
 	}
+}
+
+func isASCIIString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

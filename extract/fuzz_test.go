@@ -7,12 +7,14 @@ import (
 	"testing/iotest"
 	"unicode"
 
+	"github.com/urikit/urikit/iri"
 	"github.com/urikit/urikit/uri"
 )
 
-// FuzzScanner: no panic; every URI parses with uri.Parse; its offsets
-// point at the text it claims; the line is right; streaming one byte a
-// read finds the same.
+// FuzzScanner: no panic; every URI parses with uri.Parse and is ASCII
+// (with Options.IRI: every IRI parses with iri.Parse); its offsets point
+// at the text it claims; the line is right; streaming one byte a read
+// finds the same; every URI found without IRI is found with it too.
 func FuzzScanner(f *testing.F) {
 	for _, s := range []string{
 		"Yes, Jim, I found it under \"http://www.w3.org/Addressing/\",\nbut <ftp://foo.example.\ncom/rfc/>.",
@@ -21,13 +23,37 @@ func FuzzScanner(f *testing.F) {
 		"http://[::1]:80/a] (http://w/a_(b)) urn:isbn:0451450523. news:comp.lang.go",
 		"<http://a/multi-\n  part>",
 		"<URL:\u00a0http://a/\u2028b> 'url:  foo:x' \"URL: foo:y\" -'a-'a:b'",
+		"see http://säfte.de, https://ja.wikipedia.org/wiki/東京 about:blank后 <https://bücher.example/ x> 'http://a.b/ü'",
+		"http://a.b/x\u202ey http://a.b/👩\u200d💻! http://a.b/ﬁle «http://ü.c/» http://a/\ufffd é'http://a/'",
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		ms := All(text)
+		plain := checkScan(t, text, Options{})
+		withIRI := checkScan(t, text, Options{IRI: true})
+		// A URI taken without IRI is ASCII and whole; with IRI the same
+		// candidate is taken (an ASCII IRI is a URI).
+		seen := map[int64]string{}
+		for _, m := range withIRI {
+			seen[m.Offset] = m.URI
+		}
+		for _, m := range plain {
+			if seen[m.Offset] != m.URI {
+				t.Fatalf("%q found without IRI at %d, not with it (%q)", m.URI, m.Offset, seen[m.Offset])
+			}
+		}
+	})
+}
+
+func checkScan(t *testing.T, text string, opts Options) []Match {
+	{
+		ms := StringsMatches(text, opts)
 		for _, m := range ms {
-			if _, err := uri.Parse(m.URI); err != nil {
+			if opts.IRI {
+				if _, err := iri.Parse(m.URI); err != nil {
+					t.Fatalf("%q: %v", m.URI, err)
+				}
+			} else if _, err := uri.Parse(m.URI); err != nil {
 				t.Fatalf("%q: %v", m.URI, err)
 			}
 			if m.Offset < 0 || m.End > int64(len(text)) || m.Offset > m.End {
@@ -50,14 +76,26 @@ func FuzzScanner(f *testing.F) {
 			}
 		}
 		var got []Match
-		sc := NewScanner(iotest.OneByteReader(strings.NewReader(text)), Options{MaxLen: len(text)})
+		opts.MaxLen = len(text)
+		sc := NewScanner(iotest.OneByteReader(strings.NewReader(text)), opts)
 		for sc.Scan() {
 			got = append(got, sc.Match())
 		}
 		if !reflect.DeepEqual(got, ms) {
 			t.Fatalf("streaming %+v\nAll %+v", got, ms)
 		}
-	})
+		return ms
+	}
+}
+
+// StringsMatches is All with options.
+func StringsMatches(text string, opts Options) []Match {
+	var out []Match
+	sc := NewScanner(strings.NewReader(text), opts)
+	for sc.Scan() {
+		out = append(out, sc.Match())
+	}
+	return out
 }
 
 // FuzzCleanUserInput: no panic; a result is a valid URI, and cleaning it

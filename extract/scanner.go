@@ -9,7 +9,10 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/urikit/urikit/internal/ascii"
+	"github.com/urikit/urikit/iri"
 	"github.com/urikit/urikit/uri"
 )
 
@@ -97,6 +100,7 @@ type Scanner struct {
 
 	m       Match
 	scratch []byte
+	iri     bool // Options.IRI
 
 	// examined counts the bytes read by the searches that may run far
 	// ahead (the end of a bare URI or of a quoted or bracketed wrapper, a
@@ -117,7 +121,7 @@ func NewScanner(r io.Reader, opts Options) *Scanner {
 		n = math.MaxInt32
 	}
 	none := seek{from: math.MaxInt64}
-	return &Scanner{r: r, maxLen: n, look: n + slack, line: 1,
+	return &Scanner{r: r, maxLen: n, look: n + slack, line: 1, iri: opts.IRI,
 		stop: none, squote: none, dquote: none, run: none, badPct: -1, failColon: -1}
 }
 
@@ -256,14 +260,14 @@ func (s *Scanner) word(i int) (int, bool) {
 		}
 		q := s.schemeEnd(p, wend)
 		if p < q && cls[b[p]]&kAlpha != 0 && q < wend && b[q] == ':' && !(q-p == 3 && foldEq(b[p:q], "url")) {
-			if e, ok := s.bare(p, q, URLPrefix); ok {
-				return e, true
+			if e, ok := s.bare(p, q, URLPrefix); ok || e > 0 {
+				return e, ok
 			}
 		}
 		return i + 1, false
 	}
-	if e, ok := s.bare(i, j, Bare); ok {
-		return e, true
+	if e, ok := s.bare(i, j, Bare); ok || e > 0 {
+		return e, ok
 	}
 	return i + 1, false
 }
@@ -298,7 +302,10 @@ func (s *Scanner) schemeEnd(from, to int) int {
 	return j
 }
 
-// bare tries the bare URI whose scheme is b[start:colon].
+// bare tries the bare URI whose scheme is b[start:colon]. It returns the
+// end of the URI taken; or, when nothing is taken, 0 (scanning goes on at
+// the next character) or the end of the candidate, where scanning goes on
+// after a candidate that holds non-ASCII text without Options.IRI.
 func (s *Scanner) bare(start, colon int, wrapper string) (int, bool) {
 	b := s.buf
 	wend := min(len(b), start+s.maxLen)
@@ -333,6 +340,13 @@ func (s *Scanner) bare(start, colon int, wrapper string) (int, bool) {
 		return 0, false // longer than MaxLen
 	}
 	e := trimEnd(b, start, colon+1, k)
+	if !s.iri && !asciiBytes(b[start:e]) {
+		// PROTOCOL.md: "Without iri, a candidate that holds a non-ASCII
+		// character is not taken at all, and scanning goes on after its
+		// end: a link cut before its first non-ASCII character points
+		// somewhere else".
+		return k, false
+	}
 	if !s.checkSpan(start, e) {
 		// The scheme (never "url" here) is valid; what failed lies after
 		// the ':'.
@@ -453,12 +467,72 @@ func (s *Scanner) nextStop(from, to int) int {
 	}
 	b := s.buf
 	j := int(r - s.base)
-	for j < to && cls[b[j]]&kURI != 0 {
-		j++
+	for j < to {
+		if cls[b[j]]&kURI != 0 {
+			j++
+			continue
+		}
+		if b[j] < utf8.RuneSelf {
+			break
+		}
+		n := continuesBare(b, j)
+		if n == 0 {
+			break
+		}
+		j += n // may pass to by a few bytes: the cache keeps rune boundaries
 	}
 	s.examined += s.base + int64(j) - r
 	s.stop.put(s.base+int64(j), at)
-	return j
+	return min(j, to)
+}
+
+// continuesBare returns the length of the non-ASCII character at b[j] when
+// it continues a bare candidate, else 0. PROTOCOL.md: "Non-ASCII text
+// continues a bare candidate when it is a letter, mark, digit or symbol
+// (Unicode general categories L, M, N, S, which RFC 3987 allows in an IRI)
+// that NFKC leaves unchanged, or one of the joiners U+200C and U+200D —
+// except where an ASCII letter or digit is directly followed by a
+// character whose Unicode Script property (not Script_Extensions) is one
+// written without spaces between words (Han, Hiragana, Katakana, Thai,
+// Lao, Khmer, Myanmar)". Punctuation, separators, controls, other format
+// characters and the compatibility characters of RFC 3987 §6.1 (full-width
+// forms, ligatures, superscripts: what NFKC changes) end it. The rule
+// depends on the byte before j, which lies in the text whatever the
+// candidate (a bare URI's search starts after its ':').
+func continuesBare(b []byte, j int) int {
+	r, n := utf8.DecodeRune(b[j:])
+	if r == utf8.RuneError && n <= 1 {
+		return 0
+	}
+	if r == 0x200C || r == 0x200D {
+		return n
+	}
+	if !unicode.IsLetter(r) && !unicode.IsMark(r) && !unicode.IsNumber(r) && !unicode.IsSymbol(r) {
+		return 0
+	}
+	if !norm.NFKC.IsNormal(b[j : j+n]) {
+		return 0
+	}
+	if j > 0 && cls[b[j-1]]&(kAlpha|kDigit) != 0 && unicode.In(r, noSpaceScripts...) {
+		return 0
+	}
+	return n
+}
+
+// noSpaceScripts are the scripts written without spaces between words
+// that PROTOCOL.md names.
+var noSpaceScripts = []*unicode.RangeTable{
+	unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar,
+}
+
+// asciiBytes reports whether b holds only ASCII.
+func asciiBytes(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // seek caches a forward search for the first byte of some kind: for any
@@ -545,6 +619,17 @@ func (s *Scanner) angle(i int) (int, bool) {
 			break
 		}
 		n := spaceAt(b[:wend], j)
+		if n == 0 && s.iri && c >= utf8.RuneSelf {
+			// With Options.IRI, non-ASCII text is content; the IRI
+			// grammar decides whether it may stand there.
+			_, w := utf8.DecodeRune(b[j:wend])
+			if first < 0 {
+				first = j - (i + 1)
+			}
+			last = j + w - 1 - (i + 1)
+			j += w - 1
+			continue
+		}
 		if n == 0 {
 			s.examined += int64(j - i)
 			return i + 1, false // what the brackets hold is no URI
@@ -573,7 +658,7 @@ func (s *Scanner) angle(i int) (int, bool) {
 	if len(text) >= 4 && foldEq(text[:4], "url:") {
 		text, skip, wrapper = text[4:], 4, AngleURL
 	}
-	ok, bad := check(text)
+	ok, bad := s.check(text)
 	s.examined += parsed(ok, bad, len(text))
 	if !ok {
 		return i + 1, false
@@ -676,7 +761,10 @@ func (s *Scanner) quoteEnd(q byte, from, to int) int {
 	j := int(r - s.base)
 	for ; j < to; j++ {
 		x := b[j]
-		if x == q && s.closes(j) || !uriByte(x) {
+		if x == q && s.closes(j) {
+			break
+		}
+		if !uriByte(x) && !(s.iri && x >= utf8.RuneSelf && spaceAt(b[:to], j) == 0) {
 			break
 		}
 	}
@@ -694,7 +782,7 @@ func (s *Scanner) checkSpan(from, to int) bool {
 		return false
 	}
 	b := s.buf
-	ok, bad := check(b[from:to])
+	ok, bad := s.check(b[from:to])
 	s.examined += parsed(ok, bad, to-from)
 	if !ok {
 		for p := max(from, from+bad-2); p >= 0 && p < from+bad && p < to; p++ {
@@ -706,11 +794,11 @@ func (s *Scanner) checkSpan(from, to int) bool {
 	return ok
 }
 
+// letterOrDigit reports whether r is an ASCII letter or digit: PROTOCOL.md's
+// quote rule ("an opening quote is one not preceded by an ASCII letter or
+// digit, a closing quote one not followed by an ASCII letter or digit").
 func letterOrDigit(r rune) bool {
-	if r < utf8.RuneSelf {
-		return cls[r]&(kAlpha|kDigit) != 0
-	}
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
+	return r < utf8.RuneSelf && cls[r]&(kAlpha|kDigit) != 0
 }
 
 // parsed is how many bytes of an n-byte span check read: uri.Parse stops
@@ -720,6 +808,34 @@ func parsed(ok bool, bad, n int) int64 {
 		return int64(min(bad+1, n))
 	}
 	return int64(n)
+}
+
+// check is checkURI, or checkIRI with Options.IRI.
+func (s *Scanner) check(b []byte) (ok bool, bad int) {
+	if s.iri {
+		return checkIRI(b)
+	}
+	return check(b)
+}
+
+// checkIRI is check for IRIs (RFC 3987 §2.2), with Options.IRI.
+func checkIRI(b []byte) (ok bool, bad int) {
+	if len(b) == 0 {
+		return false, -1
+	}
+	x, err := iri.Parse(unsafe.String(unsafe.SliceData(b), len(b)))
+	if err != nil {
+		if e, isErr := err.(*iri.Error); isErr {
+			return false, e.Offset
+		}
+		return false, -1
+	}
+	sch := x.Scheme()
+	rest := len(b) - len(sch) - 1
+	if rest == 0 || rest == 2 && x.HasAuthority() {
+		return false, -1 // a mention of a scheme, not an IRI
+	}
+	return !(len(sch) == 3 && foldEq(b[:3], "url")), -1
 }
 
 // check reports whether b is a URI that may be taken: valid RFC 3986 with

@@ -166,6 +166,9 @@ func (s *Service) AddToken(ctx context.Context, p Principal, id int64, label str
 	tok := NewToken()
 	var t Token
 	err := s.store.Update(ctx, func(tx Tx) error {
+		if err := stillValid(ctx, tx, p); err != nil {
+			return err
+		}
 		if _, err := tx.Authority(ctx, id); errors.Is(err, ErrNotFound) {
 			return errorf(KindNotFound, "no authority %d", id)
 		} else if err != nil {
@@ -194,6 +197,9 @@ func (s *Service) RevokeToken(ctx context.Context, p Principal, id, tokenID int6
 		return err
 	}
 	err := s.store.Update(ctx, func(tx Tx) error {
+		if err := stillValid(ctx, tx, p); err != nil {
+			return err
+		}
 		toks, err := tx.Tokens(ctx, id)
 		if err != nil {
 			return err

@@ -8,8 +8,10 @@ import (
 
 // lookupCache is a bounded cache of hot lookups: equivalence key → what the
 // store answered (a record, or that there is none). It holds at most a fixed
-// number of entries, evicting with the CLOCK second-chance policy, so its
-// memory is bounded whatever the traffic.
+// number of entries and at most cacheBytes of them, evicting with the CLOCK
+// second-chance policy, so its memory is bounded whatever the traffic and
+// however large the records (a record may hold some 300 KB: 65,536 of
+// those would be 17 GB).
 //
 // A load takes a stamp before it reads the store and may store its answer
 // only if nothing was invalidated in between: invalidate bumps the
@@ -26,13 +28,15 @@ type cacheShard struct {
 	mu   sync.Mutex
 	gen  uint64 // bumped by every invalidation of a key in this shard
 	m    map[string]*cacheItem
-	ring []*cacheItem
+	ring []*cacheItem // CLOCK slots; nil is a slot an eviction freed
+	free []int        // the nil slots of ring
 	hand int
 	cap  int
 
 	// hits and misses count get's answers, under mu (which get holds
 	// anyway), so that counting costs no extra synchronization.
-	hits, misses uint64
+	hits, misses    uint64
+	bytes, maxBytes int // the size of the items held, and its bound
 }
 
 type cacheItem struct {
@@ -41,6 +45,7 @@ type cacheItem struct {
 	gen   uint64 // global generation it was loaded in
 	used  bool
 	index int // in ring
+	size  int // approximate bytes held (see cached.size)
 }
 
 type cached struct {
@@ -49,10 +54,30 @@ type cached struct {
 	found bool
 }
 
+// size approximates the memory v holds: its strings and bytes, and a
+// little for each struct and slice header.
+func (v cached) size() int {
+	r := v.rec
+	n := 160 + len(r.URN) + len(r.Key) + len(r.Metadata) + len(r.Successor) + len(r.Reason)
+	for _, a := range r.Aliases {
+		n += 16 + len(a)
+	}
+	for _, l := range r.Locations {
+		n += 64 + len(l.URL) + len(l.Type) + len(l.Label) + len(l.Key)
+	}
+	return n
+}
+
 // cacheStamp is what a load must still match to store its answer.
 type cacheStamp struct{ global, shard uint64 }
 
 const cacheShards = 32
+
+// cacheBytes bounds the memory of the cached records, whatever CacheSize
+// says: a quarter of the 256 MiB a server is meant to live in (issue 9).
+// Records of a usual size (a few hundred bytes) fill every entry long
+// before it.
+const cacheBytes = 64 << 20
 
 func newLookupCache(size int) *lookupCache {
 	if size <= 0 {
@@ -61,7 +86,7 @@ func newLookupCache(size int) *lookupCache {
 	per := (size + cacheShards - 1) / cacheShards
 	c := &lookupCache{seed: maphash.MakeSeed(), shards: make([]cacheShard, cacheShards)}
 	for i := range c.shards {
-		c.shards[i] = cacheShard{m: make(map[string]*cacheItem, per), cap: per}
+		c.shards[i] = cacheShard{m: make(map[string]*cacheItem, per), cap: per, maxBytes: cacheBytes / cacheShards}
 	}
 	return c
 }
@@ -106,6 +131,7 @@ func (c *lookupCache) stats() (hits, misses uint64) {
 }
 
 func (c *lookupCache) put(key string, v cached, st cacheStamp) {
+	size := len(key) + v.size()
 	s := c.shard(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -113,30 +139,60 @@ func (c *lookupCache) put(key string, v cached, st cacheStamp) {
 		return // an invalidation came between the read and now: may be stale
 	}
 	if it, ok := s.m[key]; ok {
-		it.val, it.used, it.gen = v, true, st.global
+		if size > s.maxBytes {
+			s.remove(it)
+			return
+		}
+		s.bytes += size - it.size
+		it.val, it.used, it.gen, it.size = v, true, st.global, size
+		for s.bytes > s.maxBytes {
+			s.evict(it)
+		}
 		return
 	}
-	it := &cacheItem{key: key, val: v, gen: st.global}
-	if len(s.ring) < s.cap {
+	if size > s.maxBytes {
+		return // larger than the shard's whole budget: the store answers it
+	}
+	for len(s.m) >= s.cap || s.bytes+size > s.maxBytes {
+		s.evict(nil)
+	}
+	it := &cacheItem{key: key, val: v, gen: st.global, size: size}
+	if n := len(s.free); n > 0 {
+		it.index, s.free = s.free[n-1], s.free[:n-1]
+		s.ring[it.index] = it
+	} else {
 		it.index = len(s.ring)
 		s.ring = append(s.ring, it)
-		s.m[key] = it
-		return
 	}
+	s.m[key] = it
+	s.bytes += size
+}
+
+// evict removes one item, not keep, by the CLOCK policy: the hand skips
+// free slots and gives each recently used item a second chance. The shard
+// holds an item other than keep.
+func (s *cacheShard) evict(keep *cacheItem) {
 	for {
 		victim := s.ring[s.hand]
-		if victim.used {
+		switch {
+		case victim == nil || victim == keep:
+		case victim.used:
 			victim.used = false
+		default:
+			s.remove(victim)
 			s.hand = (s.hand + 1) % len(s.ring)
-			continue
+			return
 		}
-		delete(s.m, victim.key)
-		it.index = s.hand
-		s.ring[s.hand] = it
-		s.m[key] = it
 		s.hand = (s.hand + 1) % len(s.ring)
-		return
 	}
+}
+
+// remove takes it out of the shard, leaving its slot free.
+func (s *cacheShard) remove(it *cacheItem) {
+	delete(s.m, it.key)
+	s.ring[it.index] = nil
+	s.free = append(s.free, it.index)
+	s.bytes -= it.size
 }
 
 // invalidate makes the entries of keys stale, and any load of a key in the

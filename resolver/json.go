@@ -81,7 +81,7 @@ func (a *Authority) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*a = Authority{ID: j.ID, Name: j.Name, Prefixes: j.Prefixes, Created: j.Created, Updated: j.Updated}
+	*a = Authority(j)
 	return nil
 }
 

@@ -22,6 +22,34 @@ type MigrateReport struct {
 // become equivalent, and people must decide which one stays.
 func (s *Service) Migrate(ctx context.Context) (MigrateReport, error) {
 	var rep MigrateReport
+	// Every committed batch moved keys, also when a later one fails: the
+	// lookups cached under the old keys go in any case.
+	defer s.Invalidate()
+	// A key's new value may be the old value of a key later in key order,
+	// which has not moved yet when the first is tried: that is no
+	// conflict, and the next pass moves it. Passes go on while they move
+	// keys and leave some in conflict; each moves at least one stale key
+	// for good, so they end.
+	for pass := 0; ; pass++ {
+		p, err := s.migratePass(ctx)
+		if pass == 0 {
+			rep.Checked = p.Checked
+		}
+		rep.Rekeyed += p.Rekeyed
+		rep.Conflicts = p.Conflicts
+		if err != nil {
+			return rep, err
+		}
+		if p.Rekeyed == 0 || len(p.Conflicts) == 0 {
+			break
+		}
+	}
+	return rep, nil
+}
+
+// migratePass is one pass of Migrate over the stale keys, in key order.
+func (s *Service) migratePass(ctx context.Context) (MigrateReport, error) {
+	var rep MigrateReport
 	after := ""
 	for {
 		keys, err := s.store.StaleKeys(ctx, urn.KeyVersion, after, 500)
@@ -33,9 +61,11 @@ func (s *Service) Migrate(ctx context.Context) (MigrateReport, error) {
 		}
 		after = keys[len(keys)-1].Key
 		rekeyed := 0
+		var conflicts []string
 		err = s.store.Update(ctx, func(tx Tx) error {
-			rekeyed = 0
-			var conflicts []string
+			// fn may run again (Store.Update): it only sets what it
+			// reports, and the report is taken once the batch committed.
+			rekeyed, conflicts = 0, nil
 			for _, k := range keys {
 				u, err := urn.Parse(k.Spelling)
 				if err != nil {
@@ -43,8 +73,13 @@ func (s *Service) Migrate(ctx context.Context) (MigrateReport, error) {
 				}
 				nk := k
 				nk.Key, nk.Version = u.Key(), urn.KeyVersion
+				holder, role, err := tx.RecordByKey(ctx, nk.Key)
+				held := err == nil
+				if err != nil && !errors.Is(err, ErrNotFound) {
+					return err
+				}
 				if nk.Key != k.Key {
-					if holder, _, err := tx.RecordByKey(ctx, nk.Key); err == nil && holder.ID != k.RecordID {
+					if held && holder.ID != k.RecordID {
 						conflicts = append(conflicts, k.Spelling)
 						continue
 					}
@@ -63,11 +98,19 @@ func (s *Service) Migrate(ctx context.Context) (MigrateReport, error) {
 						}
 					}
 				}
+				// The record may hold nk.Key already: two of its names
+				// have become equivalent (an ISBN-10 name and its ISBN-13
+				// alias), or this transaction wrote the row already and k
+				// is an older copy of it. One row stays, with the role
+				// that matters most, so that the name never turns into an
+				// alias of its own record.
+				if held && roleRank(role) > roleRank(k.Role) {
+					continue
+				}
 				if err := tx.PutKey(ctx, nk); err != nil {
 					return err
 				}
 			}
-			rep.Conflicts = append(rep.Conflicts, conflicts...)
 			if rekeyed == 0 {
 				return nil
 			}
@@ -79,9 +122,21 @@ func (s *Service) Migrate(ctx context.Context) (MigrateReport, error) {
 		}
 		rep.Checked += len(keys)
 		rep.Rekeyed += rekeyed
+		rep.Conflicts = append(rep.Conflicts, conflicts...)
 	}
-	s.Invalidate()
 	return rep, nil
+}
+
+// roleRank orders roles by what they do: a name over an alias, which
+// resolves, over a retired alias, which only reserves.
+func roleRank(r Role) int {
+	switch r {
+	case RoleName:
+		return 2
+	case RoleAlias:
+		return 1
+	}
+	return 0
 }
 
 // Verify checks the whole history, entry by entry, and returns how many

@@ -16,9 +16,19 @@ func CanonicalPrefix(p string) (string, error) {
 	if len(p) < 4 || !strings.EqualFold(p[:4], "urn:") {
 		return "", invalid("prefix", 0, `a prefix starts with "urn:" and a namespace identifier`)
 	}
+	if len(p) > MaxURNBytes {
+		return "", invalid("prefix", MaxURNBytes, "a prefix has at most %d bytes", MaxURNBytes)
+	}
 	nid, rest, hasColon := strings.Cut(p[4:], ":")
 	if !hasColon {
 		rest = ""
+	}
+	// A percent-encoding is one character of the NSS, compared as a unit
+	// (RFC 8141 §3.1: its hex digits case-insensitively). A prefix that
+	// stops inside one is not the start of any NSS; the parser below would
+	// not see it when the stand-in character completes it ("%4" + "0").
+	if i := strings.LastIndexByte(rest, '%'); i >= 0 && len(rest)-i < 3 {
+		return "", invalid("prefix", 4+len(nid)+1+i, "a prefix cannot end inside a percent-encoding")
 	}
 	// Check the prefix with the URN parser: it is a URN's assigned name cut
 	// short, so it parses once an NSS character stands in for what follows.

@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -47,6 +48,15 @@ type Record struct {
 	AuthorityID int64
 	Created     time.Time
 	Updated     time.Time
+}
+
+// clone returns r with its own copies of the slices it holds, so that a
+// change to one does not show through the other.
+func (r Record) clone() Record {
+	r.Aliases = slices.Clone(r.Aliases)
+	r.Locations = slices.Clone(r.Locations)
+	r.Metadata = slices.Clone(r.Metadata)
+	return r
 }
 
 // Role is what a key names in a record.

@@ -255,7 +255,9 @@ func (s *Service) lookupKey(ctx context.Context, key string) (Record, Role, bool
 	if s.cache != nil {
 		if c, ok := s.cache.get(key); ok {
 			if s.shared == nil {
-				return c.rec, c.role, c.found, nil
+				// The cached record's slices are shared by every hit: the
+				// caller gets its own copy to change as it likes.
+				return c.rec.clone(), c.role, c.found, nil
 			}
 			// Another process may have changed key, its notification
 			// still on the way. The hit is used only if every change
@@ -264,7 +266,7 @@ func (s *Service) lookupKey(ctx context.Context, key string) (Record, Role, bool
 			// come in between. A failed check goes to the store.
 			if cur, err := s.shared.CacheCurrent(ctx); err == nil && cur {
 				if c, ok := s.cache.get(key); ok {
-					return c.rec, c.role, c.found, nil
+					return c.rec.clone(), c.role, c.found, nil
 				}
 			}
 		}
@@ -276,7 +278,7 @@ func (s *Service) lookupKey(ctx context.Context, key string) (Record, Role, bool
 		return Record{}, "", false, storeError(err)
 	}
 	if s.cache != nil {
-		s.cache.put(key, cached{rec: rec, role: role, found: found}, st)
+		s.cache.put(key, cached{rec: rec.clone(), role: role, found: found}, st)
 	}
 	return rec, role, found, nil
 }

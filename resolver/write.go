@@ -25,6 +25,17 @@ type RecordInput struct {
 	Redirect  int             `json:"redirect"` // 0 means DefaultRedirect
 }
 
+// MaxURNBytes bounds a registered name, alias or authority prefix, and
+// MaxURLBytes a location's URL. Both are kept in unique indexes, and a
+// database bounds one index row (PostgreSQL's btree holds at most 2704
+// bytes): a longer value would fail in the store, as an internal error,
+// instead of being refused as the caller's mistake. 2 KiB is far beyond
+// any identifier in use and beyond what the sitemaps protocol allows a URL.
+const (
+	MaxURNBytes = 2048
+	MaxURLBytes = 2048
+)
+
 // maxAttempts bounds the retries of a write that lost a race on a key to
 // another process: the second attempt sees the winner's record.
 const maxAttempts = 3
@@ -54,6 +65,9 @@ func (s *Service) Put(ctx context.Context, p Principal, name string, in RecordIn
 	var retired []string
 	for attempt := 1; ; attempt++ {
 		err = s.store.Update(ctx, func(tx Tx) error {
+			if err := stillValid(ctx, tx, p); err != nil {
+				return err
+			}
 			var err error
 			retired = retired[:0]
 			out, created, err = s.put(ctx, tx, p, u, draft, aliasKeys, &retired)
@@ -120,6 +134,9 @@ func (s *Service) PutMany(ctx context.Context, p Principal, batch []NamedInput) 
 	var err error
 	for attempt := 1; ; attempt++ {
 		err = s.store.Update(ctx, func(tx Tx) error {
+			if err := stillValid(ctx, tx, p); err != nil {
+				return err
+			}
 			out = slices.Clone(res)
 			retired = retired[:0]
 			var bulk []bool
@@ -305,6 +322,9 @@ func (s *Service) checkInput(u urn.URN, in RecordInput) (Record, []string, error
 	}
 	for i, l := range in.Locations {
 		field := fmt.Sprintf("locations[%d]", i)
+		if len(l.URL) > MaxURLBytes {
+			return Record{}, nil, invalid(field+".url", MaxURLBytes, "a location's URL has at most %d bytes", MaxURLBytes)
+		}
 		loc, key, err := locationKey(field+".url", l.URL)
 		if err != nil {
 			return Record{}, nil, err
@@ -340,6 +360,19 @@ func isText(s string) bool {
 
 // checkMetadata accepts a JSON object (or nothing) and returns it compacted.
 func checkMetadata(m json.RawMessage, limit int) (json.RawMessage, error) {
+	// JSON text is UTF-8 (RFC 8259 §8.1), and Compact does not look at the
+	// bytes inside strings.
+	if !utf8.Valid(m) {
+		i := 0
+		for i < len(m) {
+			r, n := utf8.DecodeRune(m[i:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			i += n
+		}
+		return nil, invalid("metadata", i, "not UTF-8")
+	}
 	m = bytes.TrimSpace(m)
 	if len(m) == 0 || string(m) == "null" {
 		return json.RawMessage("{}"), nil
@@ -380,6 +413,9 @@ func locationKey(field, raw string) (string, string, error) {
 // parseAssignedName parses a name to register: a URN's assigned name, with
 // no r-, q- or f-component (those belong to requests, not to names).
 func parseAssignedName(field, name string) (urn.URN, error) {
+	if len(name) > MaxURNBytes {
+		return urn.URN{}, invalid(field, MaxURNBytes, "a registered name has at most %d bytes", MaxURNBytes)
+	}
 	u, err := ParseName(field, name)
 	if err != nil {
 		return u, err
@@ -406,6 +442,16 @@ func ownerOf(auths []Authority, canonical string) (Authority, bool) {
 // mayWrite checks that p maintains the authority owning every one of names
 // (all under one authority), and returns p acting for that authority: the
 // operator acts for whichever authority owns the names.
+//
+// A name belongs to the authority whose prefix its canonical lexical form
+// lies under. Prefixes are compared lexically, but names are matched by
+// their namespace's equivalence too, so a name may also be equivalent to
+// names under another authority's prefix: urn:nbn:DE:101-x is
+// urn:nbn:de:101-x (RFC 8458 §4.3 makes the NBN prefix case-insensitive),
+// and urn:isbn:0-395-36341-1 is urn:isbn:9780395363416. Its key (the
+// namespace's normal form) is what lookups find, so when the key lies
+// under another authority's prefix the name is that authority's too, and
+// nobody else may create it.
 func mayWrite(auths []Authority, p Principal, names ...urn.URN) (Principal, error) {
 	for i, n := range names {
 		a, ok := ownerOf(auths, n.CanonicalString())
@@ -418,8 +464,33 @@ func mayWrite(auths []Authority, p Principal, names ...urn.URN) (Principal, erro
 		if a.ID != p.AuthorityID {
 			return p, errorf(KindForbidden, "%s belongs to another naming authority", n.AssignedName())
 		}
+		if k := n.Key(); k != n.CanonicalString() {
+			if b, ok := ownerOf(auths, k); ok && b.ID != a.ID {
+				return p, errorf(KindForbidden, "%s is equivalent to %s, which belongs to another naming authority", n.AssignedName(), k)
+			}
+		}
 	}
 	return p, nil
+}
+
+// stillValid checks, in the transaction that writes, that the token p
+// authenticated with is still valid. Authenticate ran before the
+// transaction began: a revocation or a transfer committed in between must
+// stop the write, not let it land after the revocation was acknowledged.
+func stillValid(ctx context.Context, tx Tx, p Principal) error {
+	if p.TokenID == 0 {
+		return nil // the admin and the operator hold no revocable token
+	}
+	toks, err := tx.Tokens(ctx, p.AuthorityID)
+	if err != nil {
+		return err
+	}
+	for _, t := range toks {
+		if t.ID == p.TokenID && t.Active() {
+			return nil
+		}
+	}
+	return errorf(KindUnauthorized, "this token was revoked")
 }
 
 // put writes one record in tx; it appends to retired the keys of aliases
@@ -429,18 +500,26 @@ func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft 
 	if err != nil {
 		return Record{}, false, err
 	}
-	names := []urn.URN{u}
+	old, role, err := tx.RecordByKey(ctx, draft.Key)
+	exists := err == nil
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return Record{}, false, err
+	}
+	var names []urn.URN
+	if exists && role == RoleName && (p.Operator || old.AuthorityID == p.AuthorityID) {
+		// The name is an equivalent spelling of a record p's authority
+		// holds: the record says whose it is, whatever prefix this
+		// spelling lies under lexically (urn:nbn:DE:... for urn:nbn:de:,
+		// an ISBN-10 for a name under an ISBN-13 prefix).
+		p.AuthorityID = old.AuthorityID
+	} else {
+		names = append(names, u)
+	}
 	for _, a := range draft.Aliases {
 		names = append(names, urn.MustParse(a))
 	}
 	p, err = mayWrite(auths, p, names...)
 	if err != nil {
-		return Record{}, false, err
-	}
-
-	old, role, err := tx.RecordByKey(ctx, draft.Key)
-	exists := err == nil
-	if err != nil && !errors.Is(err, ErrNotFound) {
 		return Record{}, false, err
 	}
 	if exists {
@@ -568,20 +647,26 @@ func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, succe
 	}
 	var out Record
 	err = s.store.Update(ctx, func(tx Tx) error {
+		if err := stillValid(ctx, tx, p); err != nil {
+			return err
+		}
+		p := p // fn may run again (Store.Update): it acts on its own copy
 		auths, err := tx.Authorities(ctx)
 		if err != nil {
 			return err
 		}
-		p, err := mayWrite(auths, p, u)
-		if err != nil {
-			return err
-		}
 		rec, role, err := tx.RecordByKey(ctx, u.Key())
-		if errors.Is(err, ErrNotFound) {
-			return &Error{Kind: KindNotFound, Message: "no record for " + u.AssignedName(), Offset: -1}
-		}
-		if err != nil {
+		found := err == nil
+		if err != nil && !errors.Is(err, ErrNotFound) {
 			return err
+		}
+		if found && role == RoleName && (p.Operator || rec.AuthorityID == p.AuthorityID) {
+			p.AuthorityID = rec.AuthorityID // its own record, by any equivalent spelling (see put)
+		} else if p, err = mayWrite(auths, p, u); err != nil {
+			return err
+		}
+		if !found {
+			return &Error{Kind: KindNotFound, Message: "no record for " + u.AssignedName(), Offset: -1}
 		}
 		if role != RoleName {
 			return conflict(rec, "%s is an alias of %s: withdraw that name", u.AssignedName(), rec.URN)

@@ -26,7 +26,7 @@ type extractRecord struct {
 }
 
 func runExtract(args []string, s *stdio) int {
-	fs := newFlags("extract", "extract [--json] [--unique] [FILE...]",
+	fs := newFlags("extract", "extract [--json] [--unique] [--iri [--to-uri]] [FILE...]",
 		"Prints the URIs found in the text of each FILE (standard input by default,\n"+
 			"or for \"-\"), one a line, in order of appearance. The rules are those of\n"+
 			"RFC 3986 Appendix C as the extract op of the batch protocol states them:\n"+
@@ -34,8 +34,14 @@ func runExtract(args []string, s *stdio) int {
 			"dropped, mentions such as \"file://\" and prose such as \"Note:\" ignored.", s)
 	asJSON := fs.Bool("json", false, "print one JSON object a line: uri, file, offset, end, line, wrapper")
 	unique := fs.Bool("unique", false, "print each URI once (syntax-based equivalence, RFC 3986 §6.2.2)")
+	asIRI := fs.Bool("iri", false, "find IRIs (RFC 3987) as written, non-ASCII text and all; without it a link holding non-ASCII text is skipped")
+	toURI := fs.Bool("to-uri", false, "with --iri, print each IRI's URI: the host by IDNA as a browser fetches it, else percent-encoded")
 	if st := parseFlags(fs, args, s); st >= 0 {
 		return st
+	}
+	if *toURI && !*asIRI {
+		fmt.Fprintln(s.err, "urikit extract: --to-uri needs --iri")
+		return exitUsage
 	}
 	out := bufio.NewWriterSize(s.out, 64*1024)
 	defer out.Flush()
@@ -45,9 +51,12 @@ func runExtract(args []string, s *stdio) int {
 	status := exitOK
 
 	scan := func(r io.Reader, name string) error {
-		sc := extract.NewScanner(r, extract.Options{})
+		sc := extract.NewScanner(r, extract.Options{IRI: *asIRI})
 		for sc.Scan() {
 			m := sc.Match()
+			if *toURI {
+				m.URI = iriToURI(m.URI)
+			}
 			if *unique {
 				key := m.URI
 				if u, err := uri.Parse(m.URI); err == nil {

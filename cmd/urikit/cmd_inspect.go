@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -30,7 +29,9 @@ func runInspect(args []string, s *stdio) int {
 	fs := newFlags("inspect", "inspect [--json] [URI...]",
 		"Shows each URI's components, labelled (on a terminal the userinfo in inverse red,\n"+
 			"the host in bold green), then the warnings of RFC 3986 §7 with a sentence each:\n"+
-			"userinfo, password, rare-ip, port-mismatch, escaped-control, dot-segments.\n"+
+			"userinfo, password, rare-ip, port-mismatch, escaped-control, dot-segments;\n"+
+			"and those of RFC 3987 §4 and §8 for the IRI (or the IRI form of the URI):\n"+
+			"mixed-script, bidi, confusable-delimiter. An IRI is inspected through its URI.\n"+
 			"Exit status 1 when some input is not a valid URI-reference; warnings alone do not fail.", s)
 	asJSON := fs.Bool("json", false, "write one JSON object per URI")
 	if st := parseFlags(fs, args, s); st >= 0 {
@@ -39,25 +40,31 @@ func runInspect(args []string, s *stdio) int {
 	enc := json.NewEncoder(s.out)
 	enc.SetEscapeHTML(false)
 	return eachInput(fs.Args(), s, func(in string) bool {
-		u, err := uri.ParseReference(in)
+		u, x, isIRI, err := inspectTarget(in)
 		if err != nil {
 			if *asJSON {
 				enc.Encode(errorObject(in, err))
 			} else {
-				fmt.Fprintf(s.err, "urikit inspect: not a valid URI-reference:\n")
-				var e *uri.Error
-				if errors.As(err, &e) {
-					caret(s.err, in, e.Offset, e.Reason)
+				fmt.Fprintf(s.err, "urikit inspect: not a valid URI-reference or IRI-reference:\n")
+				if reason, off, ok := errorOffset(err); ok {
+					caret(s.err, in, off, reason)
 				} else {
 					fmt.Fprintf(s.err, "  %v\n", err)
 				}
 			}
 			return false
 		}
-		ws := scheme.Inspect(u)
+		ws := withIRIWarnings(scheme.Inspect(u), x)
 		if *asJSON {
-			enc.Encode(inspectObject(u, ws))
+			obj := inspectObject(u, ws)
+			if isIRI {
+				obj["iri"] = in
+			}
+			enc.Encode(obj)
 			return true
+		}
+		if isIRI {
+			fmt.Fprintf(s.out, "IRI %s, as a URI (RFC 3987 §3.1):\n", in)
 		}
 		printInspect(s.out, u, ws, s.color)
 		return true
@@ -66,9 +73,8 @@ func runInspect(args []string, s *stdio) int {
 
 func errorObject(in string, err error) map[string]any {
 	o := map[string]any{"input": in, "ok": false, "error": err.Error()}
-	var e *uri.Error
-	if errors.As(err, &e) {
-		o["error"], o["offset"] = e.Reason, e.Offset
+	if reason, off, ok := errorOffset(err); ok {
+		o["error"], o["offset"] = reason, off
 	}
 	return o
 }

@@ -30,12 +30,16 @@ func reportURIError(w io.Writer, err error) {
 }
 
 func runParse(args []string, s *stdio) int {
-	fs := newFlags("parse", "parse [--json] [--allow-zone-id] [URI...]",
+	fs := newFlags("parse", "parse [--json] [--allow-zone-id] [--iri] [URI...]",
 		"Parses each URI reference (RFC 3986 §4.1, absolute or relative) and prints its\ncomponents: raw as written, with the decoded value where it differs.\n'(undefined)' means the delimiter is absent; \"\" means present and empty.", s)
 	asJSON := fs.Bool("json", false, "print one JSON object per input (the batch protocol's parse response)")
 	zone := fs.Bool("allow-zone-id", false, "accept RFC 6874 IPv6 zone identifiers ([fe80::1%25eth0]), which RFC 9844 removed")
+	asIRI := fs.Bool("iri", false, "parse IRI references (RFC 3987) instead: what urikit iri does")
 	if st := parseFlags(fs, args, s); st >= 0 {
 		return st
+	}
+	if *asIRI {
+		return parseIRIs(fs.Args(), s, *asJSON, false)
 	}
 	p := uri.Parser{AllowZoneID: *zone}
 	enc := json.NewEncoder(s.out)

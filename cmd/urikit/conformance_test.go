@@ -23,6 +23,9 @@ func TestConformanceRunner(t *testing.T) {
 		}
 		t.Skipf("no conformance corpus at %s (clone ../shared beside the repository)", shared)
 	}
+	// RFC 3987's examples sit in a folder of their own (iri/README.md there).
+	iriCorpus, _ := filepath.Glob(filepath.Join(shared, "iri", "*.jsonl"))
+	public = append(public, iriCorpus...)
 	own, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "conformance", "*.jsonl"))
 	python, err := exec.LookPath("python3")
 	if err != nil {

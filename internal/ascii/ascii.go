@@ -1,5 +1,5 @@
 // Package ascii holds the character tables of RFC 3986 Appendix A and the
-// percent-encoding helpers (RFC 3986 §2.1) that packages uri, urn and
+// percent-encoding helpers (RFC 3986 §2.1) that packages uri, iri, urn and
 // extract share, so that each rule of the grammar is written down once.
 //
 // Every class is one bit of a 256-entry table: asking whether a byte

@@ -65,6 +65,19 @@ func (r Request) String(key string) (string, error) {
 	return s, nil
 }
 
+// OptionalBool returns the boolean field key, false when it is absent.
+func (r Request) OptionalBool(key string) (bool, error) {
+	raw, ok := r.fields[key]
+	if !ok {
+		return false, nil
+	}
+	var b bool
+	if err := json.Unmarshal(raw, &b); err != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return false, fmt.Errorf("field %q must be true or false", key)
+	}
+	return b, nil
+}
+
 // Fail is the response for a request that could not be answered.
 func Fail(msg string) Object { return Object{"ok": false, "error": msg} }
 

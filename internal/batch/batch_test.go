@@ -79,7 +79,7 @@ func TestRunOneAnswerPerLine(t *testing.T) {
 }
 
 func TestOpsRegistered(t *testing.T) {
-	want := []string{"equal", "extract", "inspect", "normalize", "parse", "resolve", "scheme", "urn", "urn-equal"}
+	want := []string{"equal", "extract", "inspect", "iri", "normalize", "parse", "resolve", "scheme", "to-iri", "urn", "urn-equal"}
 	got := strings.Join(Ops(), ",")
 	if got != strings.Join(want, ",") {
 		t.Errorf("ops = %s, want %s", got, strings.Join(want, ","))

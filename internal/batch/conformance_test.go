@@ -121,8 +121,9 @@ func js(v any) string {
 }
 
 // TestConformance runs the project's own vectors (testdata/conformance),
-// always; and the public corpora of ../shared/conformance when that
-// checkout is beside this one (skipped, and counted as skipped, when not).
+// always; and the public corpora of ../shared/conformance (RFC 3987's
+// examples in its iri folder) when that checkout is beside this one
+// (skipped, and counted as skipped, when not).
 func TestConformance(t *testing.T) {
 	own, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "conformance", "*.jsonl"))
 	if len(own) == 0 {
@@ -140,6 +141,8 @@ func TestConformance(t *testing.T) {
 	t.Run("shared", func(t *testing.T) {
 		dir := filepath.Join("..", "..", "..", "shared", "conformance")
 		public, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+		iriCorpus, _ := filepath.Glob(filepath.Join(dir, "iri", "*.jsonl"))
+		public = append(public, iriCorpus...)
 		if len(public) == 0 {
 			t.Skipf("no public corpus at %s (clone ../shared beside the repository to run it)", dir)
 		}
@@ -162,6 +165,9 @@ func TestConcurrentAnswers(t *testing.T) {
 		`{"op":"scheme","input":"ftp://h/a;type=i"}`,
 		`{"op":"inspect","input":"http://u:p@0x7f.1:25/"}`,
 		`{"op":"extract","text":"see <http://a/b> and mailto:x@y.z."}`,
+		`{"op":"extract","text":"siehe http://säfte.de/ö und <http://例え.テスト/>","iri":true}`,
+		`{"op":"iri","input":"https://bücher.example/Köln?q=ü#frag"}`,
+		`{"op":"to-iri","input":"http://a/D%C3%BCrst%2F%FC"}`,
 	}
 	want := make([]string, len(reqs))
 	for i, r := range reqs {

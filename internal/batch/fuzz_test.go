@@ -21,6 +21,10 @@ func FuzzAnswer(f *testing.F) {
 		`{"op":"scheme","input":"mailto:a@b?subject=1%3D2"}`,
 		`{"op":"inspect","input":"http://u:p@0x7f.1:25/%2e%2e"}`,
 		`{"op":"extract","text":"<http://a/\n b> 'news:x@y'"}`,
+		`{"op":"extract","text":"«http://säfte.de/ö» http://例え.テスト/x","iri":true}`,
+		`{"op":"extract","text":"a","iri":"yes"}`,
+		`{"op":"iri","input":"http://xn--.ü/%E2%80%AE?\ue000#x"}`,
+		`{"op":"to-iri","input":"http://a/%C3%BC%FC%e2%80%ae"}`,
 		`{"op":"parse"}`, `[1]`, `{"op":5}`, "\xff",
 	} {
 		f.Add(s)

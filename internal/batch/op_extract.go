@@ -7,11 +7,15 @@ func init() {
 }
 
 // opExtract answers {"op":"extract","text":S} with the URIs found in the
-// text, in order of appearance, wrappers removed.
+// text, in order of appearance, wrappers removed; with "iri":true, the IRIs.
 func opExtract(r Request) Object {
 	text, err := r.String("text")
 	if err != nil {
 		return Fail(err.Error())
 	}
-	return Object{"ok": true, "result": extract.Strings(text)}
+	iri, err := r.OptionalBool("iri")
+	if err != nil {
+		return Fail(err.Error())
+	}
+	return Object{"ok": true, "result": extract.StringsWith(text, extract.Options{IRI: iri})}
 }

@@ -3,6 +3,7 @@ package batch
 import (
 	"errors"
 
+	"github.com/urikit/urikit/iri"
 	"github.com/urikit/urikit/uri"
 	"github.com/urikit/urikit/urn"
 )
@@ -14,8 +15,8 @@ func init() {
 	register("equal", opEqual)
 }
 
-// failSyntax answers with the reason and, for a URI or URN syntax error,
-// its byte offset.
+// failSyntax answers with the reason and, for a URI, URN or IRI syntax
+// error, its byte offset.
 func failSyntax(err error) Object {
 	var ue *uri.Error
 	if errors.As(err, &ue) {
@@ -24,6 +25,10 @@ func failSyntax(err error) Object {
 	var ne *urn.Error
 	if errors.As(err, &ne) {
 		return FailAt(ne.Reason, ne.Offset)
+	}
+	var ie *iri.Error
+	if errors.As(err, &ie) {
+		return FailAt(ie.Reason, ie.Offset)
 	}
 	return Fail(err.Error())
 }

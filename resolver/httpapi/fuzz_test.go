@@ -50,7 +50,10 @@ func newFuzzEnv(tb testing.TB) *fuzzEnv {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	m := resolver.Principal{AuthorityID: a.ID, TokenID: 1}
+	m, err := svc.Authenticate(ctx, tok)
+	if err != nil || m.AuthorityID != a.ID {
+		tb.Fatalf("maintainer token: %+v %v", m, err)
+	}
 	e := &fuzzEnv{svc: svc, token: tok, admin: apitest.AdminToken, names: map[string]string{}, deleg: &apitest.Delegator{}}
 	for n, l := range fuzzNames {
 		in := resolver.RecordInput{Locations: []resolver.Location{{URL: l, Type: "text/html"}}}

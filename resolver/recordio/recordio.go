@@ -5,7 +5,8 @@
 //     plus "urn" (and, for a withdrawn record, "status", "reason" and
 //     "successor", so that an export imports back whole);
 //   - CSV with the header urn,url[,type,label]: one row per location, the
-//     rows of one record consecutive and in the order of its locations.
+//     rows of one record consecutive and in the order of its locations
+//     (rows whose URNs are equivalent are one record's).
 //
 // Readers stream: memory does not grow with the input. A bad row is
 // reported with its line number and the reader goes on with the next record.
@@ -23,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/urn"
 )
 
 // Format is an exchange format.
@@ -109,6 +111,7 @@ type Reader struct {
 	ncols   int
 	pending []string // the first row of the next record
 	pendAt  int
+	pendErr error // why that row is bad, when it is
 	started bool
 	eof     bool
 }
@@ -142,6 +145,11 @@ func (r *Reader) nextJSON() (Item, error) {
 		if err != nil {
 			return Item{}, err
 		}
+		if r.line == 1 {
+			// A byte-order mark, as Windows editors write one, starts
+			// the file, not the record.
+			line = bytes.TrimPrefix(line, []byte("\ufeff"))
+		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
@@ -152,7 +160,9 @@ func (r *Reader) nextJSON() (Item, error) {
 		if err := dec.Decode(&j); err != nil {
 			return Item{}, &RowError{r.line, fmt.Errorf("not a record: %v", err)}
 		}
-		if dec.More() {
+		// More does not see a closing "]" or "}" (it reports whether an
+		// array or object goes on): the value must end the line.
+		if dec.InputOffset() != int64(len(line)) {
 			return Item{}, &RowError{r.line, errors.New("more than one JSON value on the line")}
 		}
 		if j.URN == "" {
@@ -202,12 +212,16 @@ func (r *Reader) readLine() ([]byte, error) {
 	}
 }
 
+// readRow reads one CSV row. A row that is not CSV is a *RowError, given
+// with the fields read before the fault: encoding/csv returns only whole
+// fields, so when there is one, the row's URN is known, and so is the
+// record it belongs to.
 func (r *Reader) readRow() ([]string, int, error) {
 	row, err := r.csv.Read()
 	if err != nil {
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
-			return nil, pe.StartLine, &RowError{pe.StartLine, fmt.Errorf("not CSV: %v", pe.Err)}
+			return row, pe.StartLine, &RowError{pe.StartLine, fmt.Errorf("not CSV: %v", pe.Err)}
 		}
 		return nil, 0, err
 	}
@@ -232,12 +246,15 @@ func (r *Reader) nextCSV() (Item, error) {
 	// Collect the consecutive rows of one URN.
 	var it Item
 	var bad error
-	take := func(row []string, line int) {
+	take := func(row []string, line int, rowErr error) {
 		if it.URN == "" {
 			it = Item{Line: line, Status: resolver.Active}
 			it.URN = field(row, r.cols["urn"])
 		}
 		it.EndLine = line
+		if rowErr != nil && bad == nil {
+			bad = rowErr
+		}
 		loc := resolver.Location{URL: field(row, r.cols["url"]), Type: field(row, r.cols["type"]), Label: field(row, r.cols["label"])}
 		if len(row) != r.ncols && bad == nil {
 			bad = &RowError{line, fmt.Errorf("%d fields, the header has %d", len(row), r.ncols)}
@@ -248,12 +265,15 @@ func (r *Reader) nextCSV() (Item, error) {
 		it.Locations = append(it.Locations, loc)
 	}
 	if r.pending != nil {
-		row, line := r.pending, r.pendAt
-		r.pending = nil
+		row, line, rowErr := r.pending, r.pendAt, r.pendErr
+		r.pending, r.pendErr = nil, nil
 		if field(row, r.cols["urn"]) == "" {
+			if rowErr != nil {
+				return Item{}, rowErr
+			}
 			return Item{}, &RowError{line, errors.New("empty urn")}
 		}
-		take(row, line)
+		take(row, line, rowErr)
 	}
 	for !r.eof {
 		row, line, err := r.readRow()
@@ -261,27 +281,35 @@ func (r *Reader) nextCSV() (Item, error) {
 			r.eof = true
 			break
 		}
+		var rowErr error
 		var re *RowError
 		if errors.As(err, &re) {
-			if it.URN == "" {
-				return Item{}, err
+			rowErr = err
+			if len(row) == 0 {
+				// Not even the URN could be read: the row is taken to
+				// belong to the record under way, if any.
+				if it.URN == "" {
+					return Item{}, err
+				}
+				if bad == nil {
+					bad = err
+				}
+				continue
 			}
-			if bad == nil {
-				bad = err
-			}
-			continue
-		}
-		if err != nil {
+		} else if err != nil {
 			return Item{}, err
 		}
 		if field(row, r.cols["urn"]) == "" && it.URN == "" {
+			if rowErr != nil {
+				return Item{}, rowErr
+			}
 			return Item{}, &RowError{line, errors.New("empty urn")}
 		}
-		if it.URN != "" && field(row, r.cols["urn"]) != it.URN {
-			r.pending, r.pendAt = row, line
+		if it.URN != "" && !sameName(field(row, r.cols["urn"]), it.URN) {
+			r.pending, r.pendAt, r.pendErr = row, line, rowErr
 			break
 		}
-		take(row, line)
+		take(row, line, rowErr)
 	}
 	if it.URN == "" {
 		return Item{}, io.EOF
@@ -292,6 +320,22 @@ func (r *Reader) nextCSV() (Item, error) {
 		return Item{}, &RowError{re.Line, fmt.Errorf("record %s (lines %d-%d) skipped: %v", it.URN, it.Line, it.EndLine, re.Err)}
 	}
 	return it, nil
+}
+
+// sameName reports whether two rows' URNs name one record: spelled alike,
+// or equivalent as the Service matches names (urn.URN.Key: RFC 8141 §3
+// and the namespace's rules). Rows of one record read as two records would
+// be two PUTs, the second replacing the first and dropping its locations.
+func sameName(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ua, err := urn.Parse(a)
+	if err != nil {
+		return false
+	}
+	ub, err := urn.Parse(b)
+	return err == nil && ua.Key() == ub.Key()
 }
 
 func field(row []string, i int) string {

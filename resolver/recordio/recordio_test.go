@@ -238,3 +238,87 @@ func readAllF(in []byte, f Format) (items []Item, bad []error) {
 		items = append(items, it)
 	}
 }
+
+// A row that is not CSV still tells, from its first field, which record it
+// belongs to (encoding/csv returns the whole fields before the fault).
+// The whole of that record is skipped, never the rows around it: the
+// record before is not blamed for it, and the rest of its own rows are not
+// imported without it (half-written).
+func TestCSVRowThatIsNotCSVSkipsItsOwnRecord(t *testing.T) {
+	for _, tc := range []struct {
+		in       string
+		urns     []string // the records read, in order
+		badLines []int
+	}{
+		{"urn,url\nurn:example:a,http://a/1\"x\nurn:example:a,http://a/2\nurn:example:c,http://c/\n",
+			[]string{"urn:example:c"}, []int{2}},
+		{"urn,url\nurn:example:a,http://a/1\nurn:example:b,http://b/1\"x\nurn:example:b,http://b/2\nurn:example:c,http://c/\n",
+			[]string{"urn:example:a", "urn:example:c"}, []int{3}},
+		{"urn,url\nurn:example:a,http://a/1\nurn:example:a,http://a/2\"x\nurn:example:b,http://b/\n",
+			[]string{"urn:example:b"}, []int{3}},
+		{"urn,url,type\nurn:example:a,http://a/1,\"text/html\"x\nurn:example:b,http://b/,\n",
+			[]string{"urn:example:b"}, []int{2}},
+	} {
+		items, bad := readAll(t, tc.in, CSV)
+		var urns []string
+		for _, it := range items {
+			urns = append(urns, it.URN)
+		}
+		var lines []int
+		for _, b := range bad {
+			lines = append(lines, b.Line)
+		}
+		if !reflect.DeepEqual(urns, tc.urns) || !reflect.DeepEqual(lines, tc.badLines) {
+			t.Errorf("%q:\n read %q, bad lines %v (%v)\n want %q, bad lines %v", tc.in, urns, lines, bad, tc.urns, tc.badLines)
+		}
+	}
+}
+
+// A line of JSON Lines is one JSON value: a stray "]" or "}" after the
+// record (a line cut from a JSON array, a doubled brace) is an error, as
+// any other text after it is.
+func TestJSONLineWithTrailingCloser(t *testing.T) {
+	for _, line := range []string{
+		`{"urn":"urn:example:a","locations":[{"url":"http://a/"}]}]`,
+		`{"urn":"urn:example:a","locations":[{"url":"http://a/"}]}}`,
+		`{"urn":"urn:example:a","locations":[{"url":"http://a/"}]},`,
+	} {
+		items, bad := readAll(t, line+"\n", JSONLines)
+		if len(items) != 0 || len(bad) != 1 || bad[0].Line != 1 {
+			t.Errorf("%s: %d records, bad %v", line, len(items), bad)
+		}
+	}
+}
+
+// Consecutive rows whose names are equivalent (RFC 8141 §3, or the
+// namespace's rules: an ISBN-10 and its ISBN-13) name one record: read as
+// two, the second PUT would replace the first and drop its locations.
+func TestCSVEquivalentSpellingsAreOneRecord(t *testing.T) {
+	in := "urn,url\nurn:example:a,http://a/1\nURN:Example:a,http://a/2\nurn:isbn:0-395-36341-1,http://b/1\nurn:isbn:9780395363416,http://b/2\nurn:example:A,http://c/\n"
+	items, bad := readAll(t, in, CSV)
+	if len(bad) != 0 || len(items) != 3 {
+		t.Fatalf("items %+v bad %v", items, bad)
+	}
+	for i, want := range []struct {
+		urn   string
+		n     int
+		lines [2]int
+	}{{"urn:example:a", 2, [2]int{2, 3}}, {"urn:isbn:0-395-36341-1", 2, [2]int{4, 5}}, {"urn:example:A", 1, [2]int{6, 6}}} {
+		it := items[i]
+		if it.URN != want.urn || len(it.Locations) != want.n || it.Line != want.lines[0] || it.EndLine != want.lines[1] {
+			t.Errorf("item %d: %s, %d locations, lines %d-%d; want %+v", i, it.URN, len(it.Locations), it.Line, it.EndLine, want)
+		}
+	}
+}
+
+// Editors on Windows start a UTF-8 file with a byte-order mark. The CSV
+// reader drops it from the header; the JSON Lines reader must drop it
+// from the first line too, not reject the first record as "not JSON".
+func TestJSONLinesFileWithByteOrderMark(t *testing.T) {
+	in := "\ufeff" + `{"urn":"urn:example:a","locations":[{"url":"http://a/"}]}` + "\n" + "\ufeff" + `{"urn":"urn:example:b","locations":[{"url":"http://b/"}]}` + "\n"
+	items, bad := readAll(t, in, JSONLines)
+	// Only the file's start holds a mark; one inside is an error.
+	if len(items) != 1 || items[0].URN != "urn:example:a" || items[0].Line != 1 || len(bad) != 1 || bad[0].Line != 2 {
+		t.Fatalf("items %+v, bad %v", items, bad)
+	}
+}

@@ -82,13 +82,28 @@ func benchService(b testing.TB, dir string) (*sqlite.Store, *resolver.Service) {
 
 var (
 	lookupOnce sync.Once
-	lookupDir  string
+	lookupDir  string // removed by TestMain
+	keptDir    string // kept
 )
 
 // lookupFixture is a data directory holding benchRecords() records, built
-// once per run through the Service.
+// once per run through the Service, or kept between runs in
+// URIKIT_BENCH_DIR/records-N when that is set.
 func lookupFixture(b *testing.B) string {
 	lookupOnce.Do(func() {
+		if keep := os.Getenv("URIKIT_BENCH_DIR"); keep != "" {
+			dir := fmt.Sprintf("%s/records-%d", keep, benchRecords())
+			if _, err := os.Stat(dir + "/" + sqlite.FileName); err != nil {
+				st, svc := benchService(b, dir+".tmp")
+				importRange(b, svc, 0, benchRecords())
+				st.Close()
+				if err := os.Rename(dir+".tmp", dir); err != nil {
+					b.Fatal(err)
+				}
+			}
+			keptDir = dir
+			return
+		}
 		dir, err := os.MkdirTemp("", "urikit-sqlite-bench-")
 		if err != nil {
 			b.Fatal(err)
@@ -98,6 +113,9 @@ func lookupFixture(b *testing.B) string {
 		st.Close()
 		lookupDir = dir
 	})
+	if keptDir != "" {
+		return keptDir
+	}
 	if lookupDir == "" {
 		b.Fatal("no fixture")
 	}
@@ -139,6 +157,7 @@ func BenchmarkRecordByKey(b *testing.B) {
 			})
 			reportCPU(b, cpu, b.N, "cpu-µs/lookup")
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
+			b.ReportMetric(float64(maxRSS())/(1<<20), "maxrss-MiB")
 		})
 	}
 }

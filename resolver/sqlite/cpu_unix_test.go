@@ -3,6 +3,7 @@
 package sqlite_test
 
 import (
+	"runtime"
 	"syscall"
 	"time"
 )
@@ -14,4 +15,15 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// maxRSS is the most memory the process has held resident, in bytes
+// (ru_maxrss is in KiB on Linux and the BSDs, in bytes on macOS).
+func maxRSS() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	if runtime.GOOS == "darwin" {
+		return int64(ru.Maxrss)
+	}
+	return int64(ru.Maxrss) << 10
 }

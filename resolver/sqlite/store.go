@@ -137,7 +137,7 @@ func (s *Store) open(ctx context.Context) error {
 	// fsync per transaction, which PutMany's batches share.
 	s.wdb, err = sql.Open("sqlite", dsn(s.path,
 		"busy_timeout("+busy+")", "cache_size("+cache+")", "foreign_keys(1)",
-		"synchronous(FULL)", "journal_size_limit(67108864)"))
+		"synchronous(FULL)", "journal_size_limit(67108864)", "wal_autocheckpoint(8192)"))
 	if err != nil {
 		return err
 	}

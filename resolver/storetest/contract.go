@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"testing"
@@ -32,6 +33,7 @@ func RunContract(t *testing.T, b Backend) {
 		{"HistoryKeptExactly", testHistory},
 		{"ConcurrentAppendsStayChained", testConcurrentAppends},
 		{"SecondHandleSeesWrites", testSecondHandle},
+		{"LongestValuesAreIndexed", testLongValues},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, b) })
@@ -400,6 +402,7 @@ func testHistory(t *testing.T, b Backend) {
 	odd := json.RawMessage(`{"b":1,  "a":[1,2] ,"é":"\u00e9"}`)
 	var sealed []resolver.Entry
 	update(t, s, func(tx resolver.Tx) error {
+		sealed = sealed[:0] // fn may run again (Store.Update)
 		for i := range 3 {
 			e := resolver.Entry{Time: t0.Add(time.Duration(i) * time.Second).Add(789 * time.Nanosecond),
 				Action: resolver.ActionNameUpdate, Subject: "urn:example:a", RecordID: 7, AuthorityID: 3,
@@ -520,4 +523,45 @@ func testSecondHandle(t *testing.T, b Backend) {
 		t.Fatalf("appends through two handles: head %d, want 2", h.Seq)
 	}
 	_ = context.Background
+}
+
+// noise returns n characters that a URN's NSS and a URL's path both allow,
+// drawn at random so that no database compresses them below n bytes.
+func noise(seed uint64, n int) string {
+	const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = chars[r.IntN(len(chars))]
+	}
+	return string(b)
+}
+
+// testLongValues stores the longest values the Service accepts in the
+// columns stores index uniquely: names and aliases (keys; a namespace's
+// key may be a few bytes longer than the name), location keys
+// (normalization may add a "/") and rule prefixes. A store must hold and
+// find them, not fail on an index's row limit.
+func testLongValues(t *testing.T, b Backend) {
+	s := b.New(t)
+	c := ctx(t)
+	name := "urn:example:" + noise(1, resolver.MaxURNBytes+16-len("urn:example:"))
+	alias := "urn:example:" + noise(2, resolver.MaxURNBytes+16-len("urn:example:"))
+	loc := "http://a.example/" + noise(3, resolver.MaxURLBytes+1-len("http://a.example/"))
+	r := insert(t, s, sampleRecord(name, loc), alias)
+	for _, k := range []string{name, alias} {
+		if got, _, err := s.RecordByKey(c, k); err != nil || got.ID != r.ID {
+			t.Fatalf("a key of %d bytes: %v", len(k), err)
+		}
+	}
+	if recs, err := s.RecordsByLocation(c, loc); err != nil || len(recs) != 1 || recs[0].ID != r.ID {
+		t.Fatalf("a location key of %d bytes: %d records, %v", len(loc), len(recs), err)
+	}
+	prefix := "urn:example:" + noise(4, resolver.MaxURNBytes-len("urn:example:"))
+	update(t, s, func(tx resolver.Tx) error {
+		return tx.InsertRule(c, &resolver.Rule{Prefix: prefix, Target: "https://x.example/", Created: t0})
+	})
+	if rules, err := s.Rules(c); err != nil || len(rules) != 1 || rules[0].Prefix != prefix {
+		t.Fatalf("a rule prefix of %d bytes: %v", len(prefix), err)
+	}
 }
