@@ -43,9 +43,10 @@ const settingAdminHash = "admin-token-sha256"
 // Service is the resolver's policy: what a name resolves to, who may change
 // what, and the rules a change must follow. It is safe for concurrent use.
 type Service struct {
-	store Store
-	opts  Options
-	cache *lookupCache
+	store  Store
+	opts   Options
+	cache  *lookupCache
+	shared Shared // store, when other processes write to it too
 
 	adminMu   sync.Mutex
 	adminHash []byte // cached SHA-256 of the generated admin token
@@ -68,7 +69,12 @@ func New(store Store, opts Options) *Service {
 	if opts.MaxMetadataBytes <= 0 {
 		opts.MaxMetadataBytes = DefaultMaxMetadataBytes
 	}
-	return &Service{store: store, opts: opts, cache: newLookupCache(opts.CacheSize)}
+	s := &Service{store: store, opts: opts, cache: newLookupCache(opts.CacheSize)}
+	if sh, ok := store.(Shared); ok && s.cache != nil {
+		s.shared = sh
+		sh.Watch(s.Invalidate)
+	}
+	return s
 }
 
 // Store returns the store the service uses.
@@ -248,7 +254,19 @@ func (s *Service) lookupKey(ctx context.Context, key string) (Record, Role, bool
 	var st cacheStamp
 	if s.cache != nil {
 		if c, ok := s.cache.get(key); ok {
-			return c.rec, c.role, c.found, nil
+			if s.shared == nil {
+				return c.rec, c.role, c.found, nil
+			}
+			// Another process may have changed key, its notification
+			// still on the way. The hit is used only if every change
+			// committed before now has reached Invalidate; it is read
+			// again after that check, since an invalidation may have
+			// come in between. A failed check goes to the store.
+			if cur, err := s.shared.CacheCurrent(ctx); err == nil && cur {
+				if c, ok := s.cache.get(key); ok {
+					return c.rec, c.role, c.found, nil
+				}
+			}
 		}
 		st = s.cache.stamp(key)
 	}

@@ -128,3 +128,37 @@ type Tx interface {
 	// Prev and Hash.
 	Append(ctx context.Context, e *Entry) error
 }
+
+// Shared is implemented by a Store that several processes use at once
+// (resolver/postgres). A Service keeps a cache of lookups, which must not
+// answer with a record that another process has changed since: a write
+// acknowledged through one process is read through any other at once.
+// The store passes on every change any process commits (Watch), and says
+// before each use of the cache whether it has passed on every change
+// committed so far (CacheCurrent). New wires both up.
+type Shared interface {
+	// Watch registers invalidate, which the store calls, until it is
+	// closed, with the lookup keys (Key.Key) of every committed change,
+	// and with no keys when everything may have changed.
+	Watch(invalidate func(keys ...string))
+	// CacheCurrent reports whether every change committed before the
+	// call has been passed to the watchers, so that the cache may answer.
+	CacheCurrent(ctx context.Context) (bool, error)
+}
+
+// BulkTx is implemented by a Tx that writes many new records in a few
+// round trips (resolver/postgres, with COPY). PutMany uses it for the
+// records of a batch that are plainly new — none of their keys stored or
+// used earlier in the batch — and writes the others one by one.
+type BulkTx interface {
+	Tx
+	// TakenKeys returns the keys among keys that are stored, for any
+	// record and in any role.
+	TakenKeys(ctx context.Context, keys []string) (map[string]bool, error)
+	// InsertRecords stores new records, sets their IDs, and stores
+	// keys[i] (whose RecordID it sets) for recs[i]. A key already stored
+	// is ErrKeyTaken, and then nothing of the call stays.
+	InsertRecords(ctx context.Context, recs []*Record, keys [][]Key) error
+	// AppendAll appends entries in order, as Append does each.
+	AppendAll(ctx context.Context, entries []*Entry) error
+}

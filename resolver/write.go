@@ -103,13 +103,8 @@ type PutResult struct {
 // and is skipped whole; the others are written. Either every accepted
 // record of the batch is durable when PutMany returns nil, or none is.
 func (s *Service) PutMany(ctx context.Context, p Principal, batch []NamedInput) ([]PutResult, error) {
-	type checked struct {
-		u         urn.URN
-		draft     Record
-		aliasKeys []string
-	}
 	res := make([]PutResult, len(batch))
-	ok := make([]checked, len(batch))
+	ok := make([]checkedInput, len(batch))
 	for i, in := range batch {
 		u, err := parseAssignedName("urn", in.URN)
 		if err == nil && p.Admin {
@@ -127,8 +122,15 @@ func (s *Service) PutMany(ctx context.Context, p Principal, batch []NamedInput) 
 		err = s.store.Update(ctx, func(tx Tx) error {
 			out = slices.Clone(res)
 			retired = retired[:0]
+			var bulk []bool
+			if btx, isBulk := tx.(BulkTx); isBulk {
+				var err error
+				if bulk, err = s.putNew(ctx, btx, p, batch, ok, out); err != nil {
+					return err
+				}
+			}
 			for i := range batch {
-				if out[i].Err != nil {
+				if out[i].Err != nil || bulk != nil && bulk[i] {
 					continue
 				}
 				rec, created, err := s.put(ctx, tx, p, ok[i].u, ok[i].draft, ok[i].aliasKeys, &retired)
@@ -162,6 +164,99 @@ func (s *Service) PutMany(ctx context.Context, p Principal, batch []NamedInput) 
 		s.Invalidate(keys...)
 	}
 	return out, nil
+}
+
+// checkedInput is one record of a PutMany batch after checkInput.
+type checkedInput struct {
+	u         urn.URN
+	draft     Record
+	aliasKeys []string
+}
+
+// putNew writes, through tx's bulk methods, the records of a batch that
+// are plainly new: none of their keys is stored, and none is a key of an
+// earlier record of the batch (that one may create it). Writing them
+// before the others in the batch changes nothing but the order of IDs and
+// history entries: their keys are disjoint from every other record's.
+// It fills in out for them, and returns which records it wrote.
+func (s *Service) putNew(ctx context.Context, tx BulkTx, p Principal, batch []NamedInput, in []checkedInput, out []PutResult) ([]bool, error) {
+	var all []string
+	for i := range batch {
+		if out[i].Err == nil {
+			all = append(append(all, in[i].u.Key()), in[i].aliasKeys...)
+		}
+	}
+	if len(all) == 0 {
+		return nil, nil
+	}
+	taken, err := tx.TakenKeys(ctx, all)
+	if err != nil {
+		return nil, err
+	}
+	auths, err := tx.Authorities(ctx)
+	if err != nil {
+		return nil, err
+	}
+	done := make([]bool, len(batch))
+	seen := make(map[string]bool, len(all))
+	now := s.now()
+	var recs []*Record
+	var keys [][]Key
+	var idx []int
+	var actors []Principal
+	for i := range batch {
+		if out[i].Err != nil {
+			continue
+		}
+		c := in[i]
+		ks := append([]string{c.u.Key()}, c.aliasKeys...)
+		fresh := true
+		for _, k := range ks {
+			fresh = fresh && !taken[k] && !seen[k]
+			seen[k] = true
+		}
+		if !fresh {
+			continue
+		}
+		names := []urn.URN{c.u}
+		for _, a := range c.draft.Aliases {
+			names = append(names, urn.MustParse(a))
+		}
+		actor, err := mayWrite(auths, p, names...)
+		if err != nil {
+			out[i].Err, done[i] = err, true // broke a rule: skipped, as put would
+			continue
+		}
+		rec := c.draft
+		rec.AuthorityID, rec.Created, rec.Updated = actor.AuthorityID, now, now
+		rk := []Key{{Key: rec.Key, Spelling: rec.URN, Role: RoleName, Version: urn.KeyVersion}}
+		for j, k := range c.aliasKeys {
+			rk = append(rk, Key{Key: k, Spelling: rec.Aliases[j], Role: RoleAlias, Version: urn.KeyVersion})
+		}
+		recs, keys, idx, actors = append(recs, &rec), append(keys, rk), append(idx, i), append(actors, actor)
+	}
+	if len(recs) == 0 {
+		return done, nil
+	}
+	if err := tx.InsertRecords(ctx, recs, keys); err != nil {
+		return nil, err
+	}
+	entries := make([]*Entry, len(recs))
+	for j, rec := range recs {
+		data, err := json.Marshal(*rec)
+		if err != nil {
+			return nil, err
+		}
+		entries[j] = &Entry{Time: now, Action: ActionNameCreate, Subject: rec.URN, RecordID: rec.ID,
+			AuthorityID: rec.AuthorityID, Actor: actors[j].Actor(), Data: data}
+	}
+	if err := tx.AppendAll(ctx, entries); err != nil {
+		return nil, err
+	}
+	for j, i := range idx {
+		out[i].Record, out[i].Created, done[i] = *recs[j], true, true
+	}
+	return done, nil
 }
 
 // checkInput validates everything about a Put that needs no stored data,

@@ -69,7 +69,7 @@ func usage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-11s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'urikit COMMAND --help' for a command's options.")
 	fmt.Fprintln(w, "With no ARG, commands read one input a line from standard input.")

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -285,4 +286,105 @@ func (c *Client) Rules(ctx context.Context) ([]RuleInfo, error) {
 func (c *Client) RemoveRule(ctx context.Context, id int64) error {
 	_, err := c.do(ctx, http.MethodDelete, "/api/v1/rules/"+strconv.FormatInt(id, 10), nil, nil)
 	return err
+}
+
+// RecordPage is one page of GET /api/v1/names.
+type RecordPage struct {
+	Records []resolver.Record `json:"records"`
+	// Next is the cursor of the next page (pass it as after), nil on the
+	// last page.
+	Next *int64 `json:"next"`
+}
+
+// Records returns one page of the directory's records, withdrawn ones
+// too, in the order they were created: those after the cursor after (0
+// for the first page), at most limit of them (0 means the server's
+// default). Admin.
+func (c *Client) Records(ctx context.Context, after int64, limit int) (RecordPage, error) {
+	q := url.Values{}
+	if after > 0 {
+		q.Set("after", strconv.FormatInt(after, 10))
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	var p RecordPage
+	_, err := c.do(ctx, http.MethodGet, withQuery("/api/v1/names", q), nil, &p)
+	return p, err
+}
+
+// EachRecord calls fn for every record of the directory, a page at a
+// time, in the order they were created. Admin.
+func (c *Client) EachRecord(ctx context.Context, fn func(resolver.Record) error) error {
+	var after int64
+	for {
+		p, err := c.Records(ctx, after, 0)
+		if err != nil {
+			return err
+		}
+		for _, r := range p.Records {
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		if p.Next == nil || len(p.Records) == 0 {
+			return nil
+		}
+		after = *p.Next
+	}
+}
+
+// Duplicate is a location that several records list.
+type Duplicate struct {
+	Location string   `json:"location"` // after scheme-based normalization
+	URNs     []string `json:"urns"`
+}
+
+// DuplicatePage is one page of GET /api/v1/duplicates.
+type DuplicatePage struct {
+	Duplicates []Duplicate `json:"duplicates"`
+	Next       *string     `json:"next"` // nil on the last page
+}
+
+// DuplicatesPage returns one page of the locations several records share,
+// after the cursor after ("" for the first page). Admin.
+func (c *Client) DuplicatesPage(ctx context.Context, after string, limit int) (DuplicatePage, error) {
+	q := url.Values{}
+	if after != "" {
+		q.Set("after", after)
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	var p DuplicatePage
+	_, err := c.do(ctx, http.MethodGet, withQuery("/api/v1/duplicates", q), nil, &p)
+	return p, err
+}
+
+// Duplicates calls fn for every location several records share, in the
+// order of the normalized location. Admin.
+func (c *Client) Duplicates(ctx context.Context, fn func(Duplicate) error) error {
+	after := ""
+	for {
+		p, err := c.DuplicatesPage(ctx, after, 0)
+		if err != nil {
+			return err
+		}
+		for _, d := range p.Duplicates {
+			if err := fn(d); err != nil {
+				return err
+			}
+		}
+		if p.Next == nil || len(p.Duplicates) == 0 {
+			return nil
+		}
+		after = *p.Next
+	}
+}
+
+func withQuery(path string, q url.Values) string {
+	if len(q) == 0 {
+		return path
+	}
+	return path + "?" + q.Encode()
 }

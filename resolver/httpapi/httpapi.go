@@ -136,7 +136,7 @@ type route struct {
 }
 
 func (h *handler) routes() []route {
-	return []route{
+	return append([]route{
 		{method: "GET", pattern: "/{$}", serve: h.serveRoot},
 		{method: "GET", pattern: "/{urn}", serve: nil, raw: true},
 		{method: "GET", pattern: "/names/{urn}", serve: nil, raw: true},
@@ -162,7 +162,7 @@ func (h *handler) routes() []route {
 		{method: "POST", pattern: "/api/v1/rules", serve: h.addRule},
 		{method: "GET", pattern: "/api/v1/rules", serve: h.listRules},
 		{method: "DELETE", pattern: "/api/v1/rules/{id}", serve: h.removeRule},
-	}
+	}, h.listingRoutes()...)
 }
 
 // adapt turns a route's function into a ServeMux handler. Every request

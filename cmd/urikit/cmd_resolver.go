@@ -1,0 +1,364 @@
+package main
+
+// The plumbing every resolver command shares: where the directory is (a
+// running server through its JSON API, or a data directory opened
+// directly), the one interface the commands use over both, and how errors
+// are shown.
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/client"
+	"github.com/urikit/urikit/urn"
+)
+
+// Environment variables the resolver commands read; a flag given on the
+// command line wins over its variable.
+const (
+	envServer = "URIKIT_SERVER"
+	envToken  = "URIKIT_TOKEN"
+	envData   = "URIKIT_DATA"
+	envDB     = "URIKIT_DB"
+)
+
+// defaultData is the data directory when neither --data nor URIKIT_DATA
+// names one: the same default as urikit serve's.
+const defaultData = "urikit-data"
+
+// target says where a command works: a server, or a store opened in
+// process (a data directory or a PostgreSQL database).
+type target struct {
+	server, token string
+	data, db      string
+	// explicit flags, to tell a flag from an environment default
+	setServer, setData, setDB bool
+}
+
+// addTarget defines --server, --token, --data and --db on fs.
+func addTarget(fs *flag.FlagSet) *target {
+	t := &target{}
+	fs.StringVar(&t.server, "server", "", "a running urikit serve's base URL, e.g. http://localhost:8080 (or "+envServer+")")
+	fs.StringVar(&t.token, "token", "", "the bearer token to send to --server (or "+envToken+")")
+	fs.StringVar(&t.data, "data", "", "work directly on this data directory (or "+envData+"; default ./"+defaultData+")")
+	fs.StringVar(&t.db, "db", "", "work directly on this PostgreSQL database, postgres://… (or "+envDB+")")
+	return t
+}
+
+// resolve fills in what the flags left from the environment, and picks
+// the mode: explicit flags first (--server, then --db, then --data); else
+// URIKIT_SERVER, then URIKIT_DB; else the data directory.
+func (t *target) resolve(fs *flag.FlagSet) error {
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "server":
+			t.setServer = true
+		case "data":
+			t.setData = true
+		case "db":
+			t.setDB = true
+		}
+	})
+	n := 0
+	for _, b := range []bool{t.setServer, t.setData, t.setDB} {
+		if b {
+			n++
+		}
+	}
+	if n > 1 {
+		return errors.New("give one of --server, --data and --db")
+	}
+	if t.token == "" {
+		t.token = os.Getenv(envToken)
+	}
+	switch {
+	case t.setServer, t.setData, t.setDB:
+	case os.Getenv(envServer) != "":
+		t.server = os.Getenv(envServer)
+	case os.Getenv(envDB) != "":
+		t.db = os.Getenv(envDB)
+	}
+	if t.server == "" && t.db == "" && t.data == "" {
+		t.data = os.Getenv(envData)
+		if t.data == "" {
+			t.data = defaultData
+		}
+	}
+	if t.server != "" && !strings.HasPrefix(t.server, "http://") && !strings.HasPrefix(t.server, "https://") {
+		return fmt.Errorf("--server %q: give the server's http:// or https:// URL", t.server)
+	}
+	return nil
+}
+
+// remote reports whether the command goes through a server.
+func (t *target) remote() bool { return t.server != "" }
+
+// String names the target for people.
+func (t *target) String() string {
+	switch {
+	case t.server != "":
+		return "server " + t.server
+	case t.db != "":
+		return "database " + redactDSN(t.db)
+	}
+	return "data directory " + t.data
+}
+
+// directory is what the resolver commands do, over a server or a store.
+// Local name writes act as resolver.Operator (for the authority owning
+// each name); local administration acts as the admin.
+type directory interface {
+	Put(ctx context.Context, name string, in resolver.RecordInput) (resolver.Record, bool, error)
+	Withdraw(ctx context.Context, name, reason, successor string) (resolver.Record, error)
+	Get(ctx context.Context, name string) (resolver.Record, error)
+
+	CreateAuthority(ctx context.Context, name string, prefixes []string) (resolver.Authority, string, error)
+	Authorities(ctx context.Context) ([]resolver.Authority, error)
+	AddToken(ctx context.Context, id int64, label string) (tokenID int64, token string, err error)
+	RevokeToken(ctx context.Context, id, tokenID int64) error
+	Transfer(ctx context.Context, id int64, newName string) (resolver.Authority, string, error)
+
+	AddRule(ctx context.Context, prefix, target string) (resolver.Rule, error)
+	Rules(ctx context.Context) ([]resolver.Rule, error)
+	RemoveRule(ctx context.Context, id int64) error
+
+	// EachRecord calls fn for every record, withdrawn ones too, in the
+	// order they were created.
+	EachRecord(ctx context.Context, fn func(resolver.Record) error) error
+	// Duplicates calls fn for every location several records share.
+	Duplicates(ctx context.Context, fn func(resolver.Duplicate) error) error
+
+	// importer returns what writes the records of an import.
+	importer() importSink
+
+	Close() error
+}
+
+// open returns the directory t names. create is false for commands that
+// only read: they refuse a data directory that does not exist rather than
+// make an empty one.
+func (t *target) open(ctx context.Context, create bool) (directory, error) {
+	if t.remote() {
+		return remoteDir{c: client.New(t.server, t.token)}, nil
+	}
+	st, err := openStore(ctx, storeConfig{data: t.data, db: t.db, mustExist: !create})
+	if err != nil {
+		return nil, err
+	}
+	return &localDir{svc: resolver.New(st, resolver.Options{CacheSize: -1}), st: st}, nil
+}
+
+// ---- over a server ----
+
+type remoteDir struct{ c *client.Client }
+
+func (d remoteDir) Put(ctx context.Context, name string, in resolver.RecordInput) (resolver.Record, bool, error) {
+	return d.c.Put(ctx, name, in)
+}
+func (d remoteDir) Withdraw(ctx context.Context, name, reason, successor string) (resolver.Record, error) {
+	return d.c.Withdraw(ctx, name, reason, successor)
+}
+func (d remoteDir) Get(ctx context.Context, name string) (resolver.Record, error) {
+	return d.c.Get(ctx, name)
+}
+func (d remoteDir) CreateAuthority(ctx context.Context, name string, prefixes []string) (resolver.Authority, string, error) {
+	a, err := d.c.CreateAuthority(ctx, name, prefixes)
+	return a.Authority, a.Token, err
+}
+func (d remoteDir) Authorities(ctx context.Context) ([]resolver.Authority, error) {
+	return d.c.Authorities(ctx)
+}
+func (d remoteDir) AddToken(ctx context.Context, id int64, label string) (int64, string, error) {
+	t, err := d.c.AddToken(ctx, id, label)
+	return t.ID, t.Token, err
+}
+func (d remoteDir) RevokeToken(ctx context.Context, id, tokenID int64) error {
+	return d.c.RevokeToken(ctx, id, tokenID)
+}
+func (d remoteDir) Transfer(ctx context.Context, id int64, newName string) (resolver.Authority, string, error) {
+	a, err := d.c.TransferAuthority(ctx, id, newName)
+	return a.Authority, a.Token, err
+}
+func (d remoteDir) AddRule(ctx context.Context, prefix, target string) (resolver.Rule, error) {
+	r, err := d.c.AddRule(ctx, prefix, target)
+	return resolver.Rule{ID: r.ID, Prefix: r.Prefix, Target: r.Target, Created: r.Created}, err
+}
+func (d remoteDir) Rules(ctx context.Context) ([]resolver.Rule, error) {
+	rs, err := d.c.Rules(ctx)
+	out := make([]resolver.Rule, len(rs))
+	for i, r := range rs {
+		out[i] = resolver.Rule{ID: r.ID, Prefix: r.Prefix, Target: r.Target, Created: r.Created}
+	}
+	return out, err
+}
+func (d remoteDir) RemoveRule(ctx context.Context, id int64) error { return d.c.RemoveRule(ctx, id) }
+func (d remoteDir) EachRecord(ctx context.Context, fn func(resolver.Record) error) error {
+	return d.c.EachRecord(ctx, fn)
+}
+func (d remoteDir) Duplicates(ctx context.Context, fn func(resolver.Duplicate) error) error {
+	return d.c.Duplicates(ctx, func(x client.Duplicate) error {
+		return fn(resolver.Duplicate{Key: x.Location, URNs: x.URNs})
+	})
+}
+func (d remoteDir) importer() importSink { return &remoteSink{c: d.c} }
+func (d remoteDir) Close() error         { return nil }
+
+// ---- on a store, in process ----
+
+type localDir struct {
+	svc *resolver.Service
+	st  resolver.Store
+}
+
+var adminPrincipal = resolver.Principal{Admin: true}
+
+func (d *localDir) Put(ctx context.Context, name string, in resolver.RecordInput) (resolver.Record, bool, error) {
+	return d.svc.Put(ctx, resolver.Operator, name, in)
+}
+func (d *localDir) Withdraw(ctx context.Context, name, reason, successor string) (resolver.Record, error) {
+	return d.svc.Withdraw(ctx, resolver.Operator, name, reason, successor)
+}
+func (d *localDir) Get(ctx context.Context, name string) (resolver.Record, error) {
+	u, err := resolver.ParseName("urn", name)
+	if err != nil {
+		return resolver.Record{}, err
+	}
+	return d.svc.Lookup(ctx, u)
+}
+func (d *localDir) CreateAuthority(ctx context.Context, name string, prefixes []string) (resolver.Authority, string, error) {
+	return d.svc.CreateAuthority(ctx, adminPrincipal, name, prefixes)
+}
+func (d *localDir) Authorities(ctx context.Context) ([]resolver.Authority, error) {
+	return d.svc.Authorities(ctx, adminPrincipal)
+}
+func (d *localDir) AddToken(ctx context.Context, id int64, label string) (int64, string, error) {
+	t, tok, err := d.svc.AddToken(ctx, adminPrincipal, id, label)
+	return t.ID, tok, err
+}
+func (d *localDir) RevokeToken(ctx context.Context, id, tokenID int64) error {
+	return d.svc.RevokeToken(ctx, adminPrincipal, id, tokenID)
+}
+func (d *localDir) Transfer(ctx context.Context, id int64, newName string) (resolver.Authority, string, error) {
+	return d.svc.TransferAuthority(ctx, adminPrincipal, id, newName)
+}
+func (d *localDir) AddRule(ctx context.Context, prefix, target string) (resolver.Rule, error) {
+	return d.svc.AddRule(ctx, adminPrincipal, prefix, target)
+}
+func (d *localDir) Rules(ctx context.Context) ([]resolver.Rule, error) { return d.svc.Rules(ctx) }
+func (d *localDir) RemoveRule(ctx context.Context, id int64) error {
+	return d.svc.RemoveRule(ctx, adminPrincipal, id)
+}
+func (d *localDir) EachRecord(ctx context.Context, fn func(resolver.Record) error) error {
+	var after int64
+	for {
+		recs, err := d.st.Records(ctx, after, 1000)
+		if err != nil {
+			return err
+		}
+		if len(recs) == 0 {
+			return nil
+		}
+		for _, r := range recs {
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		after = recs[len(recs)-1].ID
+	}
+}
+func (d *localDir) Duplicates(ctx context.Context, fn func(resolver.Duplicate) error) error {
+	return d.svc.Duplicates(ctx, fn)
+}
+func (d *localDir) importer() importSink { return &localSink{svc: d.svc} }
+func (d *localDir) Close() error         { return d.st.Close() }
+
+// ---- errors ----
+
+// fail prints err on one line as "urikit CMD: …" and returns the exit
+// status for it: 1 for every error of the directory (invalid input, not
+// found, refused, unreachable). A malformed name gets a caret under the
+// offending byte.
+func fail(s *stdio, cmd string, t *target, err error) int {
+	var e *resolver.Error
+	if errors.As(err, &e) {
+		msg := e.Error()
+		switch e.Kind {
+		case resolver.KindUnauthorized:
+			if t != nil && t.remote() {
+				msg += " (give the token with --token or " + envToken + ")"
+			}
+		case resolver.KindConflict:
+			if e.Record != "" && !strings.Contains(msg, e.Record) {
+				msg += " (the record in the way: " + e.Record + ")"
+			}
+		case resolver.KindUnavailable:
+			if t != nil && !t.remote() {
+				msg += " [" + t.String() + "]"
+			}
+		case resolver.KindInternal:
+			if e.Err != nil {
+				msg += ": " + e.Err.Error()
+			}
+		}
+		fmt.Fprintf(s.err, "urikit %s: %s\n", cmd, msg)
+		return exitInvalid
+	}
+	fmt.Fprintf(s.err, "urikit %s: %v\n", cmd, err)
+	return exitInvalid
+}
+
+// badName reports a name that is not a URN, with a caret under the byte
+// at fault, and returns exit status 1.
+func badName(s *stdio, cmd, name string, err error) int {
+	var ue *urn.Error
+	if errors.As(err, &ue) {
+		fmt.Fprintf(s.err, "urikit %s: not a URN:\n", cmd)
+		caret(s.err, name, ue.Offset, ue.Reason)
+		return exitInvalid
+	}
+	fmt.Fprintf(s.err, "urikit %s: %v\n", cmd, err)
+	return exitInvalid
+}
+
+// usageErr prints a usage error and returns exit status 2.
+func usageErr(s *stdio, cmd, format string, args ...any) int {
+	fmt.Fprintf(s.err, "urikit %s: %s\n(run 'urikit %s --help')\n", cmd, fmt.Sprintf(format, args...), cmd)
+	return exitUsage
+}
+
+// parseArgs parses flags that may come before, between or after the
+// positional arguments (urikit register URN URL --type text/html), and
+// returns the positional ones. "--" ends the flags. It returns the exit
+// status to stop with, or -1 to go on.
+func parseArgs(fs *flag.FlagSet, args []string, s *stdio) ([]string, int) {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "--help" || a == "-help" {
+			fs.SetOutput(s.out)
+			fs.Usage()
+			return nil, exitOK
+		}
+	}
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, exitUsage
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, -1
+		}
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), -1
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}

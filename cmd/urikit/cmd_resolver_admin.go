@@ -1,0 +1,459 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/federate"
+)
+
+func init() {
+	register(command{name: "authority", summary: "create, list and hand over naming authorities and their tokens (admin)", run: runAuthority})
+	register(command{name: "rules", summary: "delegation rules: names under a prefix go to another resolver (admin)", run: runRules})
+	register(command{name: "duplicates", summary: "list the locations that several names of a resolver share", run: runDuplicates})
+	register(command{name: "migrate", summary: "bring a resolver store's schema and name keys up to date", run: runMigrate})
+	register(command{name: "verify", summary: "check a resolver's hash-chained history, entry by entry", run: runVerify})
+}
+
+// interruptible returns a context that ends at the first SIGINT or
+// SIGTERM; a second one kills the process the usual way.
+func interruptible() (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return ctx, stop
+}
+
+// parseID reads a positive integer argument.
+func parseID(s *stdio, cmd, what, v string) (int64, bool) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		usageErr(s, cmd, "%s must be a positive integer, not %q", what, v)
+		return 0, false
+	}
+	return n, true
+}
+
+const authorityUsage = `usage: urikit authority SUBCOMMAND [options] ARG...
+
+subcommands:
+  add NAME PREFIX...          create a naming authority owning the name prefixes
+                              (a NID, urn:nbn:, or a NID and the start of an NSS,
+                              urn:nbn:de:101-); prints its first token, once
+  list                        every authority, its ID and prefixes
+  token add ID [LABEL]        a new maintainer token for authority ID, printed once
+  token revoke ID TOKEN-ID    revoke one of its tokens (never the last valid one)
+  transfer ID NEWNAME         hand the authority to a new owner: every token is
+                              revoked and a first token for the new owner printed;
+                              names, prefixes and history stay
+
+Only the admin token manages authorities (a maintainer may add and revoke
+its own authority's tokens). Options: --server URL --token TOKEN, or --data
+DIR, or --db DSN (see 'urikit register --help'). Exit status: 0 done, 1
+refused, 2 usage error.
+`
+
+func runAuthority(args []string, s *stdio) int {
+	if len(args) == 0 {
+		fmt.Fprint(s.err, authorityUsage)
+		return exitUsage
+	}
+	sub := args[0]
+	switch sub {
+	case "-h", "--help", "-help", "help":
+		fmt.Fprint(s.out, authorityUsage)
+		return exitOK
+	case "token":
+		if len(args) < 2 || (args[1] != "add" && args[1] != "revoke") {
+			if len(args) >= 2 && (args[1] == "--help" || args[1] == "-h") {
+				fmt.Fprint(s.out, authorityUsage)
+				return exitOK
+			}
+			fmt.Fprintf(s.err, "urikit authority token: say add or revoke\n\n%s", authorityUsage)
+			return exitUsage
+		}
+		sub = "token " + args[1]
+		args = args[1:]
+	case "add", "list", "transfer":
+	default:
+		fmt.Fprintf(s.err, "urikit authority: unknown subcommand %q\n\n%s", sub, authorityUsage)
+		return exitUsage
+	}
+	cmd := "authority " + sub
+	synopsis := map[string]string{
+		"add":          "authority add NAME PREFIX...",
+		"list":         "authority list",
+		"token add":    "authority token add ID [LABEL]",
+		"token revoke": "authority token revoke ID TOKEN-ID",
+		"transfer":     "authority transfer ID NEWNAME",
+	}[sub]
+	fs := newFlags(cmd, synopsis, strings.TrimPrefix(authorityUsage, "usage: urikit authority SUBCOMMAND [options] ARG...\n\n")+targetHelp, s)
+	t := addTarget(fs)
+	pos, st := parseArgs(fs, args[1:], s)
+	if st >= 0 {
+		return st
+	}
+	arity := map[string][2]int{"add": {2, -1}, "list": {0, 0}, "token add": {1, 2}, "token revoke": {2, 2}, "transfer": {2, 2}}[sub]
+	if len(pos) < arity[0] || arity[1] >= 0 && len(pos) > arity[1] {
+		return usageErr(s, cmd, "usage: urikit %s", synopsis)
+	}
+	if err := t.resolve(fs); err != nil {
+		return usageErr(s, cmd, "%v", err)
+	}
+	var id, tokID int64
+	if sub != "add" && sub != "list" {
+		var ok bool
+		if id, ok = parseID(s, cmd, "ID", pos[0]); !ok {
+			return exitUsage
+		}
+		if sub == "token revoke" {
+			if tokID, ok = parseID(s, cmd, "TOKEN-ID", pos[1]); !ok {
+				return exitUsage
+			}
+		}
+	}
+	return withDir(s, cmd, t, sub != "list", func(ctx context.Context, d directory) int {
+		switch sub {
+		case "add":
+			a, tok, err := d.CreateAuthority(ctx, pos[0], pos[1:])
+			if err != nil {
+				return fail(s, cmd, t, err)
+			}
+			fmt.Fprintf(s.out, "authority %d (%s) owns %s\n", a.ID, a.Name, strings.Join(a.Prefixes, " "))
+			printSecret(s, "its first maintainer token", tok)
+		case "list":
+			as, err := d.Authorities(ctx)
+			if err != nil {
+				return fail(s, cmd, t, err)
+			}
+			if len(as) == 0 {
+				fmt.Fprintln(s.out, "no naming authorities yet (urikit authority add NAME PREFIX...)")
+				return exitOK
+			}
+			tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tNAME\tPREFIXES")
+			for _, a := range as {
+				fmt.Fprintf(tw, "%d\t%s\t%s\n", a.ID, a.Name, strings.Join(a.Prefixes, " "))
+			}
+			tw.Flush()
+		case "token add":
+			label := ""
+			if len(pos) > 1 {
+				label = pos[1]
+			}
+			tid, tok, err := d.AddToken(ctx, id, label)
+			if err != nil {
+				return fail(s, cmd, t, err)
+			}
+			fmt.Fprintf(s.out, "token %d of authority %d\n", tid, id)
+			printSecret(s, "the token", tok)
+		case "token revoke":
+			if err := d.RevokeToken(ctx, id, tokID); err != nil {
+				return fail(s, cmd, t, err)
+			}
+			fmt.Fprintf(s.out, "token %d of authority %d is revoked\n", tokID, id)
+		case "transfer":
+			a, tok, err := d.Transfer(ctx, id, pos[1])
+			if err != nil {
+				return fail(s, cmd, t, err)
+			}
+			fmt.Fprintf(s.out, "authority %d now belongs to %s; every earlier token is revoked\n", a.ID, a.Name)
+			printSecret(s, "the new owner's first token", tok)
+		}
+		return exitOK
+	})
+}
+
+// printSecret shows a token that cannot be read back.
+func printSecret(s *stdio, what, tok string) {
+	fmt.Fprintf(s.out, "%s (shown once, keep it safe):\n  %s\n", what, tok)
+}
+
+const rulesUsage = `usage: urikit rules SUBCOMMAND [options] ARG...
+
+subcommands:
+  add PREFIX TARGET   send every name under PREFIX (a NID, or a NID and the
+                      start of an NSS) that has no record here to the resolver
+                      at TARGET (its base URL), by redirect (RFC 2276)
+  list                every rule, its ID, prefix and target
+  remove ID           delete a rule
+  test URN            the rule URN takes (the longest matching prefix, compared
+                      in canonical form) and the redirect it gives, or that
+                      none does; exit status 1 when none does
+
+A name's own record comes before every rule. Rules are managed with the
+admin token. Options: --server URL --token TOKEN, or --data DIR, or --db DSN
+(see 'urikit register --help'). Exit status: 0 done, 1 refused, 2 usage.
+`
+
+func runRules(args []string, s *stdio) int {
+	if len(args) == 0 {
+		fmt.Fprint(s.err, rulesUsage)
+		return exitUsage
+	}
+	sub := args[0]
+	synopsis := map[string]string{
+		"add": "rules add PREFIX TARGET", "list": "rules list", "remove": "rules remove ID",
+		"test": "rules test URN [--service I2L]",
+	}
+	switch sub {
+	case "-h", "--help", "-help", "help":
+		fmt.Fprint(s.out, rulesUsage)
+		return exitOK
+	}
+	if _, ok := synopsis[sub]; !ok {
+		fmt.Fprintf(s.err, "urikit rules: unknown subcommand %q\n\n%s", sub, rulesUsage)
+		return exitUsage
+	}
+	cmd := "rules " + sub
+	fs := newFlags(cmd, synopsis[sub], strings.TrimPrefix(rulesUsage, "usage: urikit rules SUBCOMMAND [options] ARG...\n\n")+targetHelp, s)
+	t := addTarget(fs)
+	service := "I2L"
+	if sub == "test" {
+		fs.StringVar(&service, "service", "I2L", "the resolution service whose redirect to show (I2L, I2Ls, N2C, ...)")
+	}
+	pos, st := parseArgs(fs, args[1:], s)
+	if st >= 0 {
+		return st
+	}
+	want := map[string]int{"add": 2, "list": 0, "remove": 1, "test": 1}[sub]
+	if len(pos) != want {
+		return usageErr(s, cmd, "usage: urikit %s", synopsis[sub])
+	}
+	if err := t.resolve(fs); err != nil {
+		return usageErr(s, cmd, "%v", err)
+	}
+	var id int64
+	if sub == "remove" {
+		var ok bool
+		if id, ok = parseID(s, cmd, "ID", pos[0]); !ok {
+			return exitUsage
+		}
+	}
+	return withDir(s, cmd, t, sub == "add", func(ctx context.Context, d directory) int {
+		switch sub {
+		case "add":
+			r, err := d.AddRule(ctx, pos[0], pos[1])
+			if err != nil {
+				return fail(s, cmd, t, err)
+			}
+			fmt.Fprintf(s.out, "rule %d: %s → %s\n", r.ID, r.Prefix, r.Target)
+		case "list":
+			rs, err := d.Rules(ctx)
+			if err != nil {
+				return fail(s, cmd, t, err)
+			}
+			if len(rs) == 0 {
+				fmt.Fprintln(s.out, "no delegation rules (urikit rules add PREFIX TARGET)")
+				return exitOK
+			}
+			tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tPREFIX\tTARGET\tCREATED")
+			for _, r := range rs {
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", r.ID, r.Prefix, r.Target, r.Created.UTC().Format(time.RFC3339))
+			}
+			tw.Flush()
+		case "remove":
+			if err := d.RemoveRule(ctx, id); err != nil {
+				return fail(s, cmd, t, err)
+			}
+			fmt.Fprintf(s.out, "rule %d removed\n", id)
+		case "test":
+			return rulesTest(ctx, s, t, d, pos[0], service)
+		}
+		return exitOK
+	})
+}
+
+// rulesTest prints the rule name takes and why, using the same function
+// the server's delegation uses (federate.ByRules).
+func rulesTest(ctx context.Context, s *stdio, t *target, d directory, name, service string) int {
+	const cmd = "rules test"
+	u, err := resolver.ParseName("urn", name)
+	if err != nil {
+		return failName(s, cmd, t, name, err)
+	}
+	rules, err := d.Rules(ctx)
+	if err != nil {
+		return fail(s, cmd, t, err)
+	}
+	// hops=1: what the next resolver sees of a request that came with none.
+	ref, ok, err := federate.ByRules(rules, u, service, 1)
+	if err != nil {
+		return fail(s, cmd, t, err)
+	}
+	canon := u.CanonicalString()
+	if rec, err := d.Get(ctx, name); err == nil {
+		fmt.Fprintf(s.out, "note: %s has its own record here (%s), which is answered before any rule\n", name, rec.URN)
+	} else if k := resolver.KindOf(err); k != resolver.KindNotFound {
+		return fail(s, cmd, t, err)
+	}
+	if !ok {
+		fmt.Fprintf(s.out, "no rule applies to %s: its canonical form %s lies under none of the %s\n", name, canon, plural(len(rules), "rule's prefix", "rules' prefixes"))
+		return exitInvalid
+	}
+	fmt.Fprintf(s.out, "%s takes rule %d: %s → %s\n", name, ref.Rule.ID, ref.Rule.Prefix, ref.Rule.Target)
+	fmt.Fprintf(s.out, "  why        its canonical form %s starts with %s; %s\n", canon, ref.Rule.Prefix, ref.Why)
+	fmt.Fprintf(s.out, "  %-10s %s\n", service, ref.URL)
+	return exitOK
+}
+
+func runDuplicates(args []string, s *stdio) int {
+	fs := newFlags("duplicates", "duplicates [--json]",
+		"Lists the locations that more than one record lists, compared after\n"+
+			"scheme-based normalization (RFC 3986 §6.2.3: HTTP://EXAMPLE.ORG:80/a and\n"+
+			"http://example.org/a are one location), each with the names that share it.\n"+
+			"Against a server this needs the admin token.\n"+targetHelp, s)
+	t := addTarget(fs)
+	asJSON := fs.Bool("json", false, `print one JSON object a line: {"location":…,"urns":[…]}`)
+	pos, st := parseArgs(fs, args, s)
+	if st >= 0 {
+		return st
+	}
+	if len(pos) > 0 {
+		return usageErr(s, "duplicates", "takes no arguments")
+	}
+	if err := t.resolve(fs); err != nil {
+		return usageErr(s, "duplicates", "%v", err)
+	}
+	return withDir(s, "duplicates", t, false, func(ctx context.Context, d directory) int {
+		n := 0
+		err := d.Duplicates(ctx, func(dup resolver.Duplicate) error {
+			n++
+			if *asJSON {
+				printJSON(s.out, map[string]any{"location": dup.Key, "urns": dup.URNs})
+				return nil
+			}
+			fmt.Fprintf(s.out, "%s\n", dup.Key)
+			for _, u := range dup.URNs {
+				fmt.Fprintf(s.out, "  %s\n", u)
+			}
+			return nil
+		})
+		if err != nil {
+			return fail(s, "duplicates", t, err)
+		}
+		if !*asJSON {
+			fmt.Fprintf(s.err, "%s shared by several records\n", plural(n, "location", "locations"))
+		}
+		return exitOK
+	})
+}
+
+// localOnly is the target of the commands that work on the store itself.
+func localOnly(s *stdio, cmd string, args []string, about string) (*target, int) {
+	fs := newFlags(cmd, cmd+" [--data DIR | --db DSN]", about+`
+
+Where: the data directory --data DIR (or URIKIT_DATA; default ./urikit-data)
+or the PostgreSQL database --db postgres://… (or URIKIT_DB). A running
+server does not offer this over its API.`, s)
+	t := &target{}
+	fs.StringVar(&t.data, "data", "", "the data directory (or "+envData+"; default ./"+defaultData+")")
+	fs.StringVar(&t.db, "db", "", "the PostgreSQL database, postgres://… (or "+envDB+")")
+	pos, st := parseArgs(fs, args, s)
+	if st >= 0 {
+		return nil, st
+	}
+	if len(pos) > 0 {
+		return nil, usageErr(s, cmd, "takes no arguments")
+	}
+	if flagSet(fs, "data") && flagSet(fs, "db") {
+		return nil, usageErr(s, cmd, "give --data or --db, not both")
+	}
+	if !flagSet(fs, "data") && t.db == "" {
+		t.db = os.Getenv(envDB)
+	}
+	if t.db == "" && t.data == "" {
+		if t.data = os.Getenv(envData); t.data == "" {
+			t.data = defaultData
+		}
+	}
+	return t, -1
+}
+
+func runMigrate(args []string, s *stdio) int {
+	t, st := localOnly(s, "migrate", args,
+		"Brings the store's schema up to this build's version (as urikit serve does\n"+
+			"when it starts; safe while other instances start), then computes again,\n"+
+			"with this build's equivalence rules, every name key stored under older\n"+
+			"rules (urn.KeyVersion), so that lookups keep finding every record.\n"+
+			"A name whose new key another record holds is left as it was and listed:\n"+
+			"two records have become equivalent, and people must decide which stays;\n"+
+			"the exit status is then 1.")
+	if st >= 0 {
+		return st
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	store, err := openStore(ctx, storeConfig{data: t.data, db: t.db})
+	if err != nil {
+		return fail(s, "migrate", t, err)
+	}
+	defer store.Close()
+	fmt.Fprintf(s.out, "schema: %s\n", schemaReport(store))
+	rep, err := resolver.New(store, resolver.Options{CacheSize: -1}).Migrate(ctx)
+	if err != nil {
+		return fail(s, "migrate", t, err)
+	}
+	fmt.Fprintf(s.out, "keys: %d stored under older rules, %d re-keyed\n", rep.Checked, rep.Rekeyed)
+	if len(rep.Conflicts) > 0 {
+		fmt.Fprintf(s.err, "urikit migrate: %s now equivalent to another record's name, left as it was:\n", plural(len(rep.Conflicts), "name is", "names are"))
+		for _, c := range rep.Conflicts {
+			fmt.Fprintf(s.err, "  %s\n", c)
+		}
+		return exitInvalid
+	}
+	return exitOK
+}
+
+func runVerify(args []string, s *stdio) int {
+	t, st := localOnly(s, "verify", args,
+		"Checks the directory's whole history, entry by entry: each entry's number,\n"+
+			"its link to the hash of the entry before it, and its own hash over its\n"+
+			"content. A change made to the database directly (an edited, removed or\n"+
+			"reordered entry) is found: the exit status is then 1 and the first entry\n"+
+			"that does not fit is named.")
+	if st >= 0 {
+		return st
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	store, err := openStore(ctx, storeConfig{data: t.data, db: t.db, mustExist: true})
+	if err != nil {
+		return fail(s, "verify", t, err)
+	}
+	defer store.Close()
+	svc := resolver.New(store, resolver.Options{CacheSize: -1})
+	n, err := svc.Verify(ctx, nil)
+	var ce *resolver.ChainError
+	if errors.As(err, &ce) {
+		what := ""
+		if es, lerr := store.Log(ctx, ce.Seq-1, 1); lerr == nil && len(es) == 1 && es[0].Seq == ce.Seq {
+			e := es[0]
+			what = fmt.Sprintf(" (%s %s at %s)", e.Action, e.Subject, e.Time.UTC().Format(time.RFC3339))
+		}
+		fmt.Fprintf(s.err, "urikit verify: history entry %d%s does not fit: %s; the %s before it verified\n",
+			ce.Seq, what, ce.Reason, plural(int(n), "entry", "entries"))
+		return exitInvalid
+	}
+	if err != nil {
+		return fail(s, "verify", t, err)
+	}
+	head, err := store.Head(ctx)
+	if err != nil {
+		return fail(s, "verify", t, err)
+	}
+	fmt.Fprintf(s.out, "history verified: %s, the last %d with hash %x\n", plural(int(n), "entry", "entries"), head.Seq, head.Hash)
+	return exitOK
+}

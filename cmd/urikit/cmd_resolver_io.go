@@ -1,0 +1,881 @@
+package main
+
+// urikit import and urikit export: the exchange formats of package
+// recordio, to and from a server or a store.
+//
+// How an import resumes. Records are written in batches (one PutMany
+// transaction each on a store; concurrent PUTs over the API), and each
+// batch covers the lines of the input up to its last record. The lowest
+// line below which every batch is committed is the import's frontier;
+// after it moves, the frontier is written to a state file beside the
+// input (FILE.import-state, replaced atomically). An import started again
+// on the same file and target skips the records that end at or before the
+// frontier. Whatever was committed beyond it (batches after a gap, the
+// batch in flight when the process died) is written again, which changes
+// nothing: a PUT that says what the record already says writes nothing,
+// and withdrawing a withdrawn record again with the same reason and
+// successor writes nothing, so no history entry is ever doubled. The
+// state file is removed when the import has read the whole input.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/term"
+
+	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/client"
+	"github.com/urikit/urikit/resolver/recordio"
+	"github.com/urikit/urikit/uri"
+	"github.com/urikit/urikit/urn"
+)
+
+func init() {
+	register(command{name: "import", summary: "load records from JSON Lines or CSV into a resolver (resumable)", run: runImport})
+	register(command{name: "export", summary: "write a resolver's records as JSON Lines or CSV", run: runExport})
+}
+
+const formatsHelp = `
+Formats: JSON Lines (jsonl), one record a line, the body of PUT
+/api/v1/names/{urn} plus "urn" ({"urn":…,"locations":[{"url":…,"type":…,
+"label":…}],"aliases":[…],"metadata":{…},"redirect":303}; an exported
+withdrawn record adds "status":"withdrawn", "reason" and "successor"); or CSV
+with the header urn,url[,type,label] and one row per location, the rows of
+one record together and in order (a record with two locations has two
+rows). The format follows the file name (.csv is CSV, anything else JSON
+Lines) unless --format says otherwise.`
+
+func runImport(args []string, s *stdio) int {
+	fs := newFlags("import", "import FILE [--format jsonl|csv] [--restart] [--workers N] [--batch N]",
+		"Creates or replaces the record of every record in FILE (- for standard\n"+
+			"input), as PUT does: a record already stored as given is left alone. A\n"+
+			"withdrawn record is put, then withdrawn. A bad row is reported with its\n"+
+			"line number and skipped whole (nothing of it is written); the others go\n"+
+			"on, and the exit status is then 1.\n\n"+
+			"Resuming: after an interruption (Ctrl-C, a crash, a lost connection) run\n"+
+			"the same command again. Progress is kept in FILE.import-state, beside the\n"+
+			"input: the last line below which everything is committed. The import goes\n"+
+			"on from there; the few records after it that were already written are\n"+
+			"written again, which changes nothing. The state file is removed when the\n"+
+			"import ends. --restart ignores it and starts from the first line.\n\n"+
+			"Working directly on a data directory, records are written in batches of\n"+
+			"one transaction each; against a server, by concurrent PUTs (--workers),\n"+
+			"so a file that names one record twice should be imported directly.\n"+
+			"A progress bar is shown on a terminal, a line every 10 seconds otherwise.\n"+
+			formatsHelp+"\n"+targetHelp, s)
+	t := addTarget(fs)
+	format := fs.String("format", "", "jsonl or csv (default: from the file name)")
+	restart := fs.Bool("restart", false, "ignore FILE.import-state and import from the first line")
+	workers := fs.Int("workers", 8, "concurrent PUTs against a server")
+	batch := fs.Int("batch", 2000, "records per transaction on a data directory or database")
+	quiet := fs.Bool("quiet", false, "no progress display")
+	pos, st := parseArgs(fs, args, s)
+	if st >= 0 {
+		return st
+	}
+	if len(pos) != 1 {
+		return usageErr(s, "import", "give exactly one FILE (- for standard input)")
+	}
+	if err := t.resolve(fs); err != nil {
+		return usageErr(s, "import", "%v", err)
+	}
+	if *workers < 1 || *workers > 256 || *batch < 1 || *batch > 100000 {
+		return usageErr(s, "import", "--workers is 1 to 256 and --batch 1 to 100000")
+	}
+	path := pos[0]
+	f := recordio.FormatOf(path)
+	if *format != "" {
+		var err error
+		if f, err = recordio.ParseFormat(*format); err != nil {
+			return usageErr(s, "import", "--format: %v", err)
+		}
+	}
+
+	imp := &importer{s: s, t: t, path: path, format: f, restart: *restart, quiet: *quiet, workers: *workers, batch: *batch}
+	return imp.run()
+}
+
+// importer is one run of urikit import.
+type importer struct {
+	s       *stdio
+	t       *target
+	path    string
+	format  recordio.Format
+	restart bool
+	quiet   bool
+	workers int
+	batch   int
+
+	in        io.Reader
+	size      int64 // of the input, 0 when unknown
+	read      atomic.Int64
+	statePath string // "" for standard input
+	state     importState
+
+	outMu sync.Mutex // serializes reports to s.err
+
+	done, created, withdrawn, bad atomic.Int64
+	startRecords                  int64 // done before this run
+
+	stateBroken bool        // the state file cannot be written
+	saved       importState // what the state file holds
+
+	tty   bool // progress as a bar on a terminal
+	drawn bool // the bar is on screen (outMu)
+}
+
+// importState is the content of FILE.import-state.
+type importState struct {
+	Version int       `json:"version"`
+	Input   string    `json:"input"`
+	Size    int64     `json:"size"`
+	ModTime time.Time `json:"mod_time"`
+	Target  string    `json:"target"`
+	Format  string    `json:"format"`
+	// Line: every record that ends at or before it is committed, or was
+	// reported bad.
+	Line      int   `json:"line"`
+	Records   int64 `json:"records"` // written up to Line
+	Created   int64 `json:"created"`
+	Withdrawn int64 `json:"withdrawn"`
+	Bad       int64 `json:"bad"` // bad rows up to Line
+}
+
+const stateSuffix = ".import-state"
+
+// job is one batch of records, written together.
+type job struct {
+	seq     int
+	items   []recordio.Item
+	upTo    int                  // the last line the batch covers
+	rowErrs []*recordio.RowError // bad rows read since the previous batch
+	res     []itemResult
+	err     error // fatal: the batch may not be committed
+}
+
+// itemResult is what became of one record.
+type itemResult struct {
+	created, withdrawn bool
+	err                error
+}
+
+// importSink writes batches of records.
+type importSink interface {
+	// write writes the records of one batch and returns each one's
+	// result; an error means the batch may not have been written whole
+	// and the import must stop.
+	write(ctx context.Context, items []recordio.Item) ([]itemResult, error)
+	// concurrent reports how many batches may be written at once.
+	concurrent(workers int) int
+	// batchSize is the number of records a batch holds.
+	batchSize(batch int) int
+}
+
+func (imp *importer) run() int {
+	s := imp.s
+	if imp.path == "-" {
+		imp.in = s.in
+	} else {
+		f, err := os.Open(imp.path)
+		if err != nil {
+			fmt.Fprintf(s.err, "urikit import: %v\n", err)
+			return exitInvalid
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil || fi.IsDir() {
+			fmt.Fprintf(s.err, "urikit import: %s is not a file\n", imp.path)
+			return exitInvalid
+		}
+		imp.in, imp.size = f, fi.Size()
+		if st := imp.loadState(fi); st >= 0 {
+			return st
+		}
+	}
+
+	// Reads stop at the first SIGINT; the batches being written are
+	// finished, so that the state file says exactly what was committed.
+	sigCtx, stop := interruptible()
+	defer stop()
+	readCtx, stopReads := context.WithCancel(sigCtx)
+	defer stopReads()
+	writeCtx, cancelWrites := context.WithCancel(context.Background())
+	defer cancelWrites()
+
+	d, err := imp.t.open(writeCtx, true)
+	if err != nil {
+		return fail(s, "import", imp.t, err)
+	}
+	defer d.Close()
+	sink := d.importer()
+
+	resume := imp.state.Line
+	imp.done.Store(imp.state.Records)
+	imp.created.Store(imp.state.Created)
+	imp.withdrawn.Store(imp.state.Withdrawn)
+	imp.bad.Store(imp.state.Bad)
+	if resume > 0 {
+		fmt.Fprintf(s.err, "urikit import: resuming after line %d (%s records done before, %s)\n", resume, count(imp.state.Records), imp.statePath)
+	}
+
+	start := time.Now()
+	prog := imp.startProgress(start)
+
+	jobs := make(chan *job, 2)
+	results := make(chan *job, 2*sink.concurrent(imp.workers))
+	var readErr error
+	go func() {
+		defer close(jobs)
+		readErr = imp.readJobs(readCtx, jobs, resume, sink.batchSize(imp.batch))
+	}()
+	var wg sync.WaitGroup
+	for range sink.concurrent(imp.workers) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				if writeCtx.Err() != nil {
+					j.err = writeCtx.Err()
+				} else {
+					j.res, j.err = sink.write(writeCtx, j.items)
+				}
+				results <- j
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	// Collect results in any order; the frontier moves over the batches
+	// that are done without a gap before them.
+	pending := map[int]*job{}
+	next := 0
+	var fatal error
+	lastSave := time.Now()
+	for j := range results {
+		if j.err != nil {
+			if fatal == nil {
+				fatal = j.err
+				stopReads()
+				cancelWrites() // no new batch starts; the others end soon
+			}
+			continue
+		}
+		pending[j.seq] = j
+		for {
+			jj, ok := pending[next]
+			if !ok || fatal != nil {
+				break
+			}
+			delete(pending, next)
+			next++
+			imp.settle(jj)
+		}
+		if time.Since(lastSave) > 250*time.Millisecond {
+			imp.saveState()
+			lastSave = time.Now()
+		}
+	}
+	prog.stop()
+	imp.saveState()
+
+	elapsed := time.Since(start)
+	rate := float64(imp.done.Load()-imp.startRecords) / max(elapsed.Seconds(), 1e-9)
+	switch {
+	case fatal != nil:
+		fmt.Fprintf(s.err, "urikit import: stopped: %s\n", errText(fatal, imp.t))
+		if imp.statePath != "" {
+			fmt.Fprintf(s.err, "urikit import: everything up to line %d is in; run the same command again to go on from there.\n", imp.state.Line)
+		}
+		return exitInvalid
+	case sigCtx.Err() != nil:
+		fmt.Fprintf(s.err, "urikit import: interrupted; everything up to line %d is in. Run the same command again to go on from there.\n", imp.state.Line)
+		return exitInvalid
+	case readErr != nil:
+		fmt.Fprintf(s.err, "urikit import: reading %s: %v\n", imp.path, readErr)
+		if imp.statePath != "" {
+			fmt.Fprintf(s.err, "urikit import: everything up to line %d is in.\n", imp.state.Line)
+		}
+		return exitInvalid
+	}
+	if imp.statePath != "" {
+		if err := os.Remove(imp.statePath); err != nil && !errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(s.err, "urikit import: removing %s: %v\n", imp.statePath, err)
+		}
+	}
+	fmt.Fprintf(s.out, "imported %s records into the %s: %s created, %s replaced or already there, %s withdrawn; %s bad rows skipped (%.1fs, %s records/s)\n",
+		count(imp.done.Load()), imp.t, count(imp.created.Load()), count(imp.done.Load()-imp.created.Load()),
+		count(imp.withdrawn.Load()), count(imp.bad.Load()), elapsed.Seconds(), count(int64(rate)))
+	if imp.bad.Load() > 0 {
+		return exitInvalid
+	}
+	return exitOK
+}
+
+// readJobs reads the input into batches. Records that end at or before
+// resume were done by an earlier run and are skipped, and so are the bad
+// rows before it (reported then).
+func (imp *importer) readJobs(ctx context.Context, jobs chan<- *job, resume, size int) error {
+	rd := recordio.NewReader(&countingReader{r: imp.in, n: &imp.read}, imp.format)
+	j := &job{}
+	seq := 0
+	send := func() bool {
+		j.seq = seq
+		seq++
+		select {
+		case jobs <- j:
+		case <-ctx.Done():
+			return false
+		}
+		j = &job{upTo: j.upTo}
+		return true
+	}
+	for {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		it, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var re *recordio.RowError
+		if errors.As(err, &re) {
+			if re.Line > resume {
+				j.rowErrs = append(j.rowErrs, re)
+				j.upTo = max(j.upTo, re.Line)
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if it.EndLine <= resume {
+			continue
+		}
+		if it.Status == resolver.Withdrawn {
+			// Checked before anything is written, so that a record is
+			// never put and then left unwithdrawn.
+			if err := checkWithdrawal(it); err != nil {
+				j.rowErrs = append(j.rowErrs, &recordio.RowError{Line: it.Line, Err: err})
+				j.upTo = max(j.upTo, it.EndLine)
+				continue
+			}
+		}
+		j.items = append(j.items, it)
+		j.upTo = it.EndLine
+		if len(j.items) >= size && !send() {
+			return ctx.Err()
+		}
+	}
+	if len(j.items) > 0 || len(j.rowErrs) > 0 {
+		if !send() {
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// checkWithdrawal applies Service.Withdraw's checks on reason and
+// successor.
+func checkWithdrawal(it recordio.Item) error {
+	if len(it.Reason) > 1024 || !utf8.ValidString(it.Reason) {
+		return errors.New("reason: UTF-8 text of at most 1024 bytes")
+	}
+	if it.Successor != "" {
+		if _, err := uri.Parse(it.Successor); err != nil {
+			return fmt.Errorf("successor: not an absolute URI: %v", err)
+		}
+	}
+	return nil
+}
+
+// settle counts and reports a batch that is done, in input order, and
+// moves the frontier past it.
+func (imp *importer) settle(j *job) {
+	for _, re := range j.rowErrs {
+		imp.report(re.Line, re.Err)
+	}
+	imp.bad.Add(int64(len(j.rowErrs)))
+	for i, r := range j.res {
+		if r.err != nil {
+			imp.report(j.items[i].Line, fmt.Errorf("%s: %s", j.items[i].URN, errText(r.err, nil)))
+			imp.bad.Add(1)
+			continue
+		}
+		imp.done.Add(1)
+		if r.created {
+			imp.created.Add(1)
+		}
+		if r.withdrawn {
+			imp.withdrawn.Add(1)
+		}
+	}
+	imp.state.Line = max(imp.state.Line, j.upTo)
+}
+
+func (imp *importer) report(line int, err error) {
+	imp.outMu.Lock()
+	defer imp.outMu.Unlock()
+	imp.clearLine()
+	fmt.Fprintf(imp.s.err, "urikit import: %s line %d: %v (skipped)\n", imp.path, line, err)
+}
+
+// ---- the state file ----
+
+func (imp *importer) targetID() string {
+	switch {
+	case imp.t.server != "":
+		return strings.TrimRight(imp.t.server, "/")
+	case imp.t.db != "":
+		return redactDSN(imp.t.db)
+	}
+	abs, err := filepath.Abs(imp.t.data)
+	if err != nil {
+		abs = imp.t.data
+	}
+	return "data:" + abs
+}
+
+// loadState reads FILE.import-state, if any; it returns an exit status
+// to stop with, or -1.
+func (imp *importer) loadState(fi os.FileInfo) int {
+	imp.statePath = imp.path + stateSuffix
+	abs, err := filepath.Abs(imp.path)
+	if err != nil {
+		abs = imp.path
+	}
+	fresh := importState{Version: 1, Input: abs, Size: fi.Size(), ModTime: fi.ModTime().UTC(),
+		Target: imp.targetID(), Format: imp.format.String()}
+	imp.state = fresh
+	if imp.restart {
+		return -1
+	}
+	b, err := os.ReadFile(imp.statePath)
+	if errors.Is(err, os.ErrNotExist) {
+		return -1
+	}
+	var old importState
+	if err == nil {
+		err = json.Unmarshal(b, &old)
+	}
+	if err != nil {
+		// A state file cut short (the machine went down as it was
+		// written): start again from the first line, which is safe.
+		fmt.Fprintf(imp.s.err, "urikit import: %s cannot be read (%v); starting from the first line\n", imp.statePath, err)
+		return -1
+	}
+	if old.Version != 1 || old.Input != fresh.Input || old.Size != fresh.Size || !old.ModTime.Equal(fresh.ModTime) ||
+		old.Target != fresh.Target || old.Format != fresh.Format {
+		what := "another version of the file"
+		switch {
+		case old.Target != fresh.Target:
+			what = "an import into " + old.Target
+		case old.Format != fresh.Format:
+			what = "an import as " + old.Format
+		}
+		fmt.Fprintf(imp.s.err, "urikit import: %s is left from %s; remove it or pass --restart to import from the first line\n", imp.statePath, what)
+		return exitInvalid
+	}
+	imp.state = old
+	imp.startRecords = old.Records
+	return -1
+}
+
+// saveState replaces the state file with the current frontier. A failure
+// is reported once: the import goes on, without being resumable.
+func (imp *importer) saveState() {
+	if imp.statePath == "" || imp.stateBroken {
+		return
+	}
+	st := imp.state
+	st.Records, st.Created, st.Withdrawn, st.Bad = imp.done.Load(), imp.created.Load(), imp.withdrawn.Load(), imp.bad.Load()
+	if st == imp.saved {
+		return
+	}
+	b, _ := json.MarshalIndent(st, "", "  ")
+	tmp := imp.statePath + ".tmp"
+	err := os.WriteFile(tmp, append(b, '\n'), 0o600)
+	if err == nil {
+		err = os.Rename(tmp, imp.statePath)
+	}
+	if err != nil {
+		imp.stateBroken = true
+		imp.outMu.Lock()
+		imp.clearLine()
+		fmt.Fprintf(imp.s.err, "urikit import: cannot keep the progress in %s (%v); this import cannot be resumed\n", imp.statePath, err)
+		imp.outMu.Unlock()
+		return
+	}
+	imp.saved = st
+}
+
+// ---- progress ----
+
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+type progress struct {
+	quit chan struct{}
+	done chan struct{}
+}
+
+func (p *progress) stop() {
+	if p.quit != nil {
+		close(p.quit)
+		<-p.done
+	}
+}
+
+// startProgress shows the import's progress: a bar redrawn on a
+// terminal, a plain line every 10 seconds otherwise.
+func (imp *importer) startProgress(start time.Time) *progress {
+	p := &progress{}
+	if imp.quiet {
+		return p
+	}
+	imp.tty = isTerminalWriter(imp.s.err)
+	every := 10 * time.Second
+	if imp.tty {
+		every = 200 * time.Millisecond
+	}
+	p.quit, p.done = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(p.done)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-p.quit:
+				imp.outMu.Lock()
+				imp.clearLine()
+				imp.outMu.Unlock()
+				return
+			case <-tick.C:
+				imp.drawProgress(start)
+			}
+		}
+	}()
+	return p
+}
+
+func (imp *importer) drawProgress(start time.Time) {
+	imp.outMu.Lock()
+	defer imp.outMu.Unlock()
+	n := imp.done.Load()
+	rate := float64(n-imp.startRecords) / max(time.Since(start).Seconds(), 1e-9)
+	frac := -1.0
+	if imp.size > 0 {
+		frac = min(float64(imp.read.Load())/float64(imp.size), 1)
+	}
+	stats := fmt.Sprintf("%s records, %s bad, %s/s", count(n), count(imp.bad.Load()), count(int64(rate)))
+	if !imp.tty {
+		if frac >= 0 {
+			stats = fmt.Sprintf("%3.0f%%  %s", 100*frac, stats)
+		}
+		fmt.Fprintf(imp.s.err, "urikit import: %s\n", stats)
+		return
+	}
+	bar := ""
+	if frac >= 0 {
+		const width = 30
+		full := int(frac * width)
+		bar = fmt.Sprintf("[%s%s] %3.0f%%  ", strings.Repeat("█", full), strings.Repeat("·", width-full), 100*frac)
+	}
+	fmt.Fprintf(imp.s.err, "\r\x1b[K%s%s", bar, stats)
+	imp.drawn = true
+}
+
+// clearLine erases the progress bar before other output; outMu is held.
+func (imp *importer) clearLine() {
+	if imp.drawn {
+		fmt.Fprint(imp.s.err, "\r\x1b[K")
+		imp.drawn = false
+	}
+}
+
+func isTerminalWriter(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd())) && os.Getenv("TERM") != "dumb"
+}
+
+// count writes n with thousands separators.
+func count(n int64) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// errText is an error on one line for a report.
+func errText(err error, t *target) string {
+	var e *resolver.Error
+	if errors.As(err, &e) {
+		msg := e.Error()
+		if e.Kind == resolver.KindConflict && e.Record != "" && !strings.Contains(msg, e.Record) {
+			msg += " (the record in the way: " + e.Record + ")"
+		}
+		if e.Kind == resolver.KindInternal && e.Err != nil {
+			msg += ": " + e.Err.Error()
+		}
+		if e.Kind == resolver.KindUnavailable && t != nil && !t.remote() {
+			msg += " [" + t.String() + "]"
+		}
+		return msg
+	}
+	return err.Error()
+}
+
+// ---- sinks ----
+
+// localSink writes a batch in one PutMany transaction, as the operator.
+type localSink struct{ svc *resolver.Service }
+
+func (l *localSink) concurrent(int) int       { return 1 } // one writer at a time anyway
+func (l *localSink) batchSize(batch int) int  { return batch }
+func (r *remoteSink) concurrent(w int) int    { return w }
+func (r *remoteSink) batchSize(batch int) int { return 1 } // one PUT is one request
+
+func (l *localSink) write(ctx context.Context, items []recordio.Item) ([]itemResult, error) {
+	in := make([]resolver.NamedInput, len(items))
+	for i, it := range items {
+		in[i] = it.NamedInput
+	}
+	res, err := l.svc.PutMany(ctx, resolver.Operator, in)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]itemResult, len(items))
+	for i, it := range items {
+		out[i] = itemResult{created: res[i].Created, err: res[i].Err}
+		if it.Status != resolver.Withdrawn {
+			continue
+		}
+		if res[i].Err != nil && !l.alreadyWithdrawn(ctx, it, res[i].Err) {
+			continue
+		}
+		// Put (or found withdrawn by an earlier run): withdraw, which
+		// changes nothing when it is already withdrawn as the file says.
+		if _, err := l.svc.Withdraw(ctx, resolver.Operator, it.URN, it.Reason, it.Successor); err != nil {
+			if fatalKind(err) {
+				return nil, err
+			}
+			out[i].err = err
+			continue
+		}
+		out[i].err, out[i].withdrawn = nil, true
+	}
+	return out, nil
+}
+
+// alreadyWithdrawn reports whether a put refused as a conflict was refused
+// because the record is withdrawn (an earlier run of the import did it).
+func (l *localSink) alreadyWithdrawn(ctx context.Context, it recordio.Item, err error) bool {
+	if resolver.KindOf(err) != resolver.KindConflict {
+		return false
+	}
+	u, perr := urn.Parse(it.URN)
+	if perr != nil {
+		return false
+	}
+	rec, lerr := l.svc.Lookup(ctx, u)
+	return lerr == nil && rec.Status == resolver.Withdrawn && rec.Key == u.Key()
+}
+
+// fatalKind: errors after which no other record can be written either.
+func fatalKind(err error) bool {
+	switch resolver.KindOf(err) {
+	case resolver.KindUnavailable, resolver.KindUnauthorized:
+		return true
+	}
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// remoteSink PUTs one record at a time; the importer runs several.
+type remoteSink struct{ c *client.Client }
+
+func (r *remoteSink) write(ctx context.Context, items []recordio.Item) ([]itemResult, error) {
+	out := make([]itemResult, len(items))
+	for i, it := range items {
+		res, err := r.one(ctx, it)
+		if err != nil && fatalKind(err) {
+			return nil, err
+		}
+		res.err = err
+		out[i] = res
+	}
+	return out, nil
+}
+
+func (r *remoteSink) one(ctx context.Context, it recordio.Item) (itemResult, error) {
+	var res itemResult
+	var err error
+	retry(ctx, func() error {
+		_, res.created, err = r.c.Put(ctx, it.URN, it.RecordInput)
+		return err
+	})
+	if it.Status != resolver.Withdrawn {
+		return res, err
+	}
+	if err != nil {
+		if resolver.KindOf(err) != resolver.KindConflict {
+			return res, err
+		}
+		cur, gerr := r.c.Get(ctx, it.URN)
+		if gerr != nil || cur.Status != resolver.Withdrawn || !sameKey(cur.URN, it.URN) {
+			return res, err
+		}
+	}
+	retry(ctx, func() error {
+		_, err = r.c.Withdraw(ctx, it.URN, it.Reason, it.Successor)
+		return err
+	})
+	res.withdrawn = err == nil
+	return res, err
+}
+
+func sameKey(a, b string) bool {
+	ua, err1 := urn.Parse(a)
+	ub, err2 := urn.Parse(b)
+	return err1 == nil && err2 == nil && ua.Key() == ub.Key()
+}
+
+// retry calls fn again, after a pause, while the server is unavailable:
+// three tries over about three seconds.
+func retry(ctx context.Context, fn func() error) {
+	wait := 500 * time.Millisecond
+	for try := 1; ; try++ {
+		err := fn()
+		if err == nil || resolver.KindOf(err) != resolver.KindUnavailable || try == 3 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+}
+
+// ---- export ----
+
+func runExport(args []string, s *stdio) int {
+	fs := newFlags("export", "export [--format jsonl|csv] [-o FILE]",
+		"Writes every record, withdrawn ones too, in the order they were created,\n"+
+			"to FILE (written whole, then renamed into place) or standard output.\n"+
+			"CSV holds names and locations only: records with aliases, metadata or\n"+
+			"another redirect status lose them, and withdrawn records are left out\n"+
+			"(you are told how many); JSON Lines holds everything and imports back\n"+
+			"whole. Against a server this needs the admin token.\n"+formatsHelp+"\n"+targetHelp, s)
+	t := addTarget(fs)
+	format := fs.String("format", "", "jsonl or csv (default: from -o's name, else jsonl)")
+	outPath := fs.String("o", "", "write to this file instead of standard output")
+	pos, st := parseArgs(fs, args, s)
+	if st >= 0 {
+		return st
+	}
+	if len(pos) > 0 {
+		return usageErr(s, "export", "takes no arguments (use -o FILE)")
+	}
+	if err := t.resolve(fs); err != nil {
+		return usageErr(s, "export", "%v", err)
+	}
+	f := recordio.JSONLines
+	if *outPath != "" {
+		f = recordio.FormatOf(*outPath)
+	}
+	if *format != "" {
+		var err error
+		if f, err = recordio.ParseFormat(*format); err != nil {
+			return usageErr(s, "export", "--format: %v", err)
+		}
+	}
+	return withDir(s, "export", t, false, func(ctx context.Context, d directory) int {
+		out := s.out
+		var file *os.File
+		if *outPath != "" {
+			var err error
+			file, err = os.CreateTemp(filepath.Dir(*outPath), "."+filepath.Base(*outPath)+".*")
+			if err != nil {
+				fmt.Fprintf(s.err, "urikit export: %v\n", err)
+				return exitInvalid
+			}
+			defer func() {
+				file.Close()
+				os.Remove(file.Name()) // gone already after the rename
+			}()
+			out = file
+		}
+		w := recordio.NewWriter(out, f)
+		var n, partial, left int64
+		err := d.EachRecord(ctx, func(r resolver.Record) error {
+			whole, err := w.Write(r)
+			if err != nil {
+				return err
+			}
+			n++
+			switch {
+			case f == recordio.CSV && r.Status == resolver.Withdrawn:
+				left++
+			case !whole:
+				partial++
+			}
+			return nil
+		})
+		if err == nil {
+			err = w.Flush()
+		}
+		if err == nil && file != nil {
+			if err = file.Sync(); err == nil {
+				if err = file.Close(); err == nil {
+					err = os.Rename(file.Name(), *outPath)
+				}
+			}
+		}
+		if err != nil {
+			return fail(s, "export", t, err)
+		}
+		where := "standard output"
+		if *outPath != "" {
+			where = *outPath
+		}
+		fmt.Fprintf(s.err, "urikit export: %s records as %s to %s\n", count(n-left), f, where)
+		if left > 0 {
+			fmt.Fprintf(s.err, "urikit export: %s withdrawn records left out: CSV cannot say a name is withdrawn (use --format jsonl)\n", count(left))
+		}
+		if partial > 0 {
+			fmt.Fprintf(s.err, "urikit export: %s records lost their aliases, metadata or redirect status: CSV cannot hold them (use --format jsonl)\n", count(partial))
+		}
+		return exitOK
+	})
+}

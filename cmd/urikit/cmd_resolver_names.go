@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/urn"
+)
+
+func init() {
+	register(command{name: "register", summary: "create or replace a name's record in a resolver (PUT)", run: runRegister})
+	register(command{name: "withdraw", summary: "withdraw a name from a resolver for good (410 Gone from then on)", run: runWithdraw})
+	register(command{name: "lookup", summary: "show the record a name resolves to in a resolver", run: runLookup})
+}
+
+// targetHelp is the paragraph every resolver command's help ends with.
+const targetHelp = `
+Where: against a running server with --server URL (or URIKIT_SERVER) and
+--token TOKEN (or URIKIT_TOKEN); else directly on a data directory with
+--data DIR (or URIKIT_DATA; default ./urikit-data), or on a PostgreSQL
+database with --db postgres://… (or URIKIT_DB). Working directly, names are
+written on behalf of the naming authority that owns each one, and
+authorities and rules are managed as the admin.
+Exit status: 0 done, 1 refused (invalid input, not found, conflict, not
+allowed, unreachable), 2 usage error.`
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+func runRegister(args []string, s *stdio) int {
+	fs := newFlags("register", "register URN URL... [--type T]... [--label L]... [--alias A]... [--metadata JSON] [--redirect 30x]",
+		"Creates the record of URN with the locations URL... in order of preference,\n"+
+			"or replaces the whole record of the live name equivalent to URN (RFC 8141\n"+
+			"§3.1 and the namespace's own rules): aliases, locations and metadata not\n"+
+			"given again are dropped (a dropped alias stays reserved to the record).\n"+
+			"The i-th --type and --label go with the i-th URL. Registering the same\n"+
+			"record again changes nothing.\n"+targetHelp, s)
+	t := addTarget(fs)
+	var types, labels, aliases stringList
+	fs.Var(&types, "type", "the media type of a location (repeat, in the order of the URLs)")
+	fs.Var(&labels, "label", "a label for people of a location (repeat, in the order of the URLs)")
+	fs.Var(&aliases, "alias", "another URN of the same resource (repeat for several)")
+	meta := fs.String("metadata", "", "the record's metadata for I2C/N2C, a JSON object")
+	redirect := fs.Int("redirect", 0, "the status of the redirect to the first location: 301, 302, 303 (the default) or 307")
+	asJSON := fs.Bool("json", false, "print the stored record as JSON")
+	pos, st := parseArgs(fs, args, s)
+	if st >= 0 {
+		return st
+	}
+	if len(pos) < 2 {
+		return usageErr(s, "register", "give a URN and at least one URL")
+	}
+	if err := t.resolve(fs); err != nil {
+		return usageErr(s, "register", "%v", err)
+	}
+	urls := pos[1:]
+	if len(types) > len(urls) || len(labels) > len(urls) {
+		return usageErr(s, "register", "%d URLs but %d --type and %d --label", len(urls), len(types), len(labels))
+	}
+	in := resolver.RecordInput{Aliases: aliases, Redirect: *redirect}
+	for i, u := range urls {
+		l := resolver.Location{URL: u}
+		if i < len(types) {
+			l.Type = types[i]
+		}
+		if i < len(labels) {
+			l.Label = labels[i]
+		}
+		in.Locations = append(in.Locations, l)
+	}
+	if *meta != "" {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(*meta), &obj); err != nil {
+			return usageErr(s, "register", "--metadata must be a JSON object: %v", err)
+		}
+		in.Metadata = json.RawMessage(*meta)
+	}
+	if !checkName(s, "register", pos[0]) {
+		return exitInvalid
+	}
+	return withDir(s, "register", t, true, func(ctx context.Context, d directory) int {
+		rec, created, err := d.Put(ctx, pos[0], in)
+		if err != nil {
+			return failName(s, "register", t, pos[0], err)
+		}
+		if *asJSON {
+			printJSON(s.out, rec)
+			return exitOK
+		}
+		verb := "replaced (or unchanged)"
+		if created {
+			verb = "created"
+		}
+		fmt.Fprintf(s.out, "%s %s (%s)\n", verb, rec.URN, plural(len(rec.Locations), "location", "locations"))
+		return exitOK
+	})
+}
+
+func runWithdraw(args []string, s *stdio) int {
+	fs := newFlags("withdraw", "withdraw URN [--reason R] [--successor URI]",
+		"Withdraws the record of URN for good: the name answers 410 Gone from now on\n"+
+			"(with a Link to the successor, when one is named) and is never given to\n"+
+			"another record. Withdrawing again with the same reason and successor\n"+
+			"changes nothing.\n"+targetHelp, s)
+	t := addTarget(fs)
+	reason := fs.String("reason", "", "why the name is withdrawn, for people")
+	successor := fs.String("successor", "", "the URI (often a URN) of what replaces it")
+	pos, st := parseArgs(fs, args, s)
+	if st >= 0 {
+		return st
+	}
+	if len(pos) != 1 {
+		return usageErr(s, "withdraw", "give exactly one URN")
+	}
+	if err := t.resolve(fs); err != nil {
+		return usageErr(s, "withdraw", "%v", err)
+	}
+	if !checkName(s, "withdraw", pos[0]) {
+		return exitInvalid
+	}
+	return withDir(s, "withdraw", t, false, func(ctx context.Context, d directory) int {
+		rec, err := d.Withdraw(ctx, pos[0], *reason, *successor)
+		if err != nil {
+			return failName(s, "withdraw", t, pos[0], err)
+		}
+		fmt.Fprintf(s.out, "withdrawn %s", rec.URN)
+		if rec.Successor != "" {
+			fmt.Fprintf(s.out, " (successor: %s)", rec.Successor)
+		}
+		fmt.Fprintln(s.out)
+		return exitOK
+	})
+}
+
+func runLookup(args []string, s *stdio) int {
+	fs := newFlags("lookup", "lookup [--json] URN...",
+		"Shows the record each URN resolves to: its name as registered, status,\n"+
+			"locations, aliases, metadata and times. Equivalent spellings and aliases\n"+
+			"find the same record. No token is needed against a server.\n"+targetHelp, s)
+	t := addTarget(fs)
+	asJSON := fs.Bool("json", false, "print each record as JSON (the body of GET /api/v1/names/{urn}), one a line")
+	pos, st := parseArgs(fs, args, s)
+	if st >= 0 {
+		return st
+	}
+	if len(pos) == 0 {
+		return usageErr(s, "lookup", "give at least one URN")
+	}
+	if err := t.resolve(fs); err != nil {
+		return usageErr(s, "lookup", "%v", err)
+	}
+	return withDir(s, "lookup", t, false, func(ctx context.Context, d directory) int {
+		status := exitOK
+		for i, name := range pos {
+			if !checkName(s, "lookup", name) {
+				status = exitInvalid
+				continue
+			}
+			rec, err := d.Get(ctx, name)
+			if err != nil {
+				if failName(s, "lookup", t, name, err) != exitOK {
+					status = exitInvalid
+				}
+				if resolver.KindOf(err) == resolver.KindUnavailable {
+					return exitInvalid
+				}
+				continue
+			}
+			if *asJSON {
+				printJSON(s.out, rec)
+				continue
+			}
+			if i > 0 {
+				fmt.Fprintln(s.out)
+			}
+			printRecord(s.out, rec)
+		}
+		return status
+	})
+}
+
+// withDir opens t's directory, runs fn with a context that ends on
+// SIGINT, and closes the directory.
+func withDir(s *stdio, cmd string, t *target, create bool, fn func(context.Context, directory) int) int {
+	ctx, stop := interruptible()
+	defer stop()
+	d, err := t.open(ctx, create)
+	if err != nil {
+		return fail(s, cmd, t, err)
+	}
+	defer d.Close()
+	return fn(ctx, d)
+}
+
+// failName reports an error about a name. When the name itself is not a
+// URN it says so with a caret under the byte at fault, from a parse done
+// here: the server's message says the same, less readably.
+func failName(s *stdio, cmd string, t *target, name string, err error) int {
+	if k := resolver.KindOf(err); k == resolver.KindInvalid || k == resolver.KindNotFound {
+		if _, perr := urn.Parse(name); perr != nil {
+			return badName(s, cmd, name, perr)
+		}
+	}
+	return fail(s, cmd, t, err)
+}
+
+// checkName checks a name before anything is asked of the directory; it
+// has reported the error when it returns false.
+func checkName(s *stdio, cmd, name string) bool {
+	if _, err := urn.Parse(name); err != nil {
+		badName(s, cmd, name, err)
+		return false
+	}
+	return true
+}
+
+func printJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+// printRecord shows a record for people, one fact a line.
+func printRecord(w io.Writer, r resolver.Record) {
+	fmt.Fprintln(w, r.URN)
+	row := func(k, v string) { fmt.Fprintf(w, "  %-10s %s\n", k, v) }
+	row("status", string(r.Status))
+	if r.Status == resolver.Withdrawn {
+		if r.Reason != "" {
+			row("reason", r.Reason)
+		}
+		if r.Successor != "" {
+			row("successor", r.Successor)
+		}
+	}
+	for _, l := range r.Locations {
+		v := l.URL
+		var extra []string
+		if l.Type != "" {
+			extra = append(extra, l.Type)
+		}
+		if l.Label != "" {
+			extra = append(extra, strconv.Quote(l.Label))
+		}
+		if len(extra) > 0 {
+			v += "  (" + strings.Join(extra, ", ") + ")"
+		}
+		row("location", v)
+	}
+	for _, a := range r.Aliases {
+		row("alias", a)
+	}
+	row("redirect", strconv.Itoa(r.Redirect))
+	if len(r.Metadata) > 0 && string(r.Metadata) != "{}" {
+		row("metadata", string(r.Metadata))
+	}
+	if r.AuthorityID != 0 {
+		row("authority", strconv.FormatInt(r.AuthorityID, 10))
+	}
+	row("created", r.Created.UTC().Format(time.RFC3339))
+	row("updated", r.Updated.UTC().Format(time.RFC3339))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/postgres"
+	"github.com/urikit/urikit/resolver/sqlite"
+)
+
+// storeConfig says which store to open.
+type storeConfig struct {
+	data      string // the data directory of the embedded store
+	db        string // a PostgreSQL DSN; wins over data
+	readDB    string // a PostgreSQL streaming replica for reads (serve)
+	mustExist bool   // refuse a data directory that holds no store yet
+	exclusive bool   // take the data directory's lock (serve)
+}
+
+// openStore opens the store c names and brings its schema up to date
+// (both backends migrate their schema when they open, safely when two
+// processes start at once).
+func openStore(ctx context.Context, c storeConfig) (resolver.Store, error) {
+	if c.db != "" {
+		if !looksLikeDSN(c.db) {
+			return nil, fmt.Errorf("--db %q: give a PostgreSQL URL such as postgres://user@host:5432/urikit", c.db)
+		}
+		st, err := postgres.Open(ctx, c.db, postgres.Options{ReadDSN: c.readDB})
+		if err != nil {
+			return nil, fmt.Errorf("opening the database %s: %w", redactDSN(c.db), err)
+		}
+		return st, nil
+	}
+	if c.readDB != "" {
+		return nil, errors.New("--read-db is a replica of a PostgreSQL primary: give --db too")
+	}
+	if c.mustExist {
+		if _, err := os.Stat(filepath.Join(c.data, sqlite.FileName)); err != nil {
+			return nil, fmt.Errorf("no urikit data directory at %s (no %s in it): pass --data DIR, or --server URL for a running server", c.data, sqlite.FileName)
+		}
+	}
+	st, err := sqlite.Open(ctx, c.data, sqlite.Options{Exclusive: c.exclusive})
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+func looksLikeDSN(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") || strings.Contains(s, "=")
+}
+
+var dsnPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('[^']*'|\S+)`)
+
+// redactDSN hides the password of a DSN, for messages and logs.
+func redactDSN(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" && u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+		q := u.Query()
+		if q.Has("password") {
+			q.Set("password", "xxxxx")
+			u.RawQuery = q.Encode()
+		}
+		return u.String()
+	}
+	return dsnPassword.ReplaceAllString(dsn, "${1}xxxxx")
+}

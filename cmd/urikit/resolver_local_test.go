@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urikit/urikit/resolver/sqlite"
+)
+
+// TestResolverLocal drives every resolver command directly on a data
+// directory, in process.
+func TestResolverLocal(t *testing.T) {
+	hermetic(t)
+	data := filepath.Join(t.TempDir(), "data")
+	d := []string{"--data", data}
+	with := func(args ...string) []string { return append(args, d...) }
+
+	// Read-only commands refuse a directory that is not there.
+	_, errs := cli(t, exitInvalid, with("lookup", "urn:example:a")...)
+	if !strings.Contains(errs, "no urikit data directory at") {
+		t.Fatalf("lookup on nothing: %s", errs)
+	}
+	if _, err := os.Stat(data); err == nil {
+		t.Fatal("lookup created the data directory")
+	}
+
+	out, _ := cli(t, exitOK, with("authority", "add", "Example Org", "URN:Example:", "urn:ex2:")...)
+	if !strings.Contains(out, "authority 1 (Example Org) owns urn:example: urn:ex2:") {
+		t.Fatalf("authority add: %s", out)
+	}
+	tokenIn(t, out)
+	_, errs = cli(t, exitInvalid, with("authority", "add", "Other", "urn:example:sub-")...)
+	if !strings.Contains(errs, "overlaps") {
+		t.Fatalf("overlapping prefix: %s", errs)
+	}
+	out, _ = cli(t, exitOK, with("authority", "list")...)
+	if !strings.Contains(out, "1   Example Org  urn:example: urn:ex2:") {
+		t.Fatalf("authority list: %q", out)
+	}
+	out, _ = cli(t, exitOK, with("authority", "token", "add", "1", "second maintainer")...)
+	if !strings.Contains(out, "token 2 of authority 1") {
+		t.Fatalf("token add: %s", out)
+	}
+	cli(t, exitOK, with("authority", "token", "revoke", "1", "2")...)
+	_, errs = cli(t, exitInvalid, with("authority", "token", "revoke", "1", "1")...)
+	if !strings.Contains(errs, "last valid token") {
+		t.Fatalf("revoking the last token: %s", errs)
+	}
+	cli(t, exitInvalid, with("authority", "token", "revoke", "1", "99")...)
+	cli(t, exitUsage, with("authority", "token", "revoke", "1", "x")...)
+	out, _ = cli(t, exitOK, with("authority", "transfer", "1", "New Owner")...)
+	if !strings.Contains(out, "now belongs to New Owner") {
+		t.Fatalf("transfer: %s", out)
+	}
+	tokenIn(t, out)
+
+	// Names: flags after the positional arguments, types and labels in
+	// the order of the URLs.
+	out, _ = cli(t, exitOK, with("register", "urn:example:a/b", "https://example.org/a", "http://mirror.example/a",
+		"--type", "text/html", "--type", "application/pdf", "--label", "landing page", "--alias", "urn:ex2:a",
+		"--metadata", `{"title":"A"}`, "--redirect", "307")...)
+	if !strings.Contains(out, "created urn:example:a/b (2 locations)") {
+		t.Fatalf("register: %s", out)
+	}
+	out, _ = cli(t, exitOK, with("register", "urn:example:a/b", "https://example.org/a", "http://mirror.example/a",
+		"--type", "text/html", "--type", "application/pdf", "--label", "landing page", "--alias", "urn:ex2:a",
+		"--metadata", `{"title":"A"}`, "--redirect", "307")...)
+	if !strings.Contains(out, "replaced (or unchanged)") {
+		t.Fatalf("register again: %s", out)
+	}
+	out, _ = cli(t, exitOK, with("lookup", "URN:EXAMPLE:a/b", "urn:ex2:a")...)
+	for _, want := range []string{"urn:example:a/b\n  status     active", `https://example.org/a  (text/html, "landing page")`,
+		"http://mirror.example/a  (application/pdf)", "alias      urn:ex2:a", "redirect   307", `metadata   {"title":"A"}`} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("lookup lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "urn:example:a/b\n") != 2 {
+		t.Fatalf("the alias does not find the record:\n%s", out)
+	}
+	out, _ = cli(t, exitOK, with("lookup", "--json", "urn:example:a/b")...)
+	if !strings.HasPrefix(out, `{"urn":"urn:example:a/b","aliases":["urn:ex2:a"]`) {
+		t.Fatalf("lookup --json: %s", out)
+	}
+	_, errs = cli(t, exitInvalid, with("lookup", "urn:example:nope")...)
+	if !strings.Contains(errs, "urikit lookup: no record for urn:example:nope") {
+		t.Fatalf("lookup unknown: %s", errs)
+	}
+	_, errs = cli(t, exitInvalid, with("lookup", "urn:example:a b")...)
+	if !strings.Contains(errs, "not a URN:\n  urn:example:a b\n               ^ invalid character ' ' in NSS (byte 13)") {
+		t.Fatalf("lookup malformed: %q", errs)
+	}
+	_, errs = cli(t, exitInvalid, with("register", "urn:other:x", "https://example.org/")...)
+	if !strings.Contains(errs, "no naming authority owns urn:other:x") {
+		t.Fatalf("register unowned: %s", errs)
+	}
+	_, errs = cli(t, exitInvalid, with("register", "urn:example:bad", "not a url")...)
+	if !strings.Contains(errs, "locations[0].url") {
+		t.Fatalf("register bad url: %s", errs)
+	}
+	cli(t, exitUsage, with("register", "urn:example:x")...)
+	cli(t, exitUsage, with("register", "urn:example:x", "http://a/", "--type", "a/b", "--type", "c/d")...)
+	cli(t, exitUsage, with("register", "urn:example:x", "http://a/", "--metadata", "[1]")...)
+	cli(t, exitUsage, with("register", "urn:example:x", "http://a/", "--nope")...)
+
+	cli(t, exitOK, with("register", "urn:example:c", "HTTPS://EXAMPLE.ORG:443/a")...)
+	out, errs = cli(t, exitOK, with("duplicates")...)
+	if out != "https://example.org/a\n  urn:example:a/b\n  urn:example:c\n" || !strings.Contains(errs, "1 location shared") {
+		t.Fatalf("duplicates: %q %q", out, errs)
+	}
+	out, _ = cli(t, exitOK, with("duplicates", "--json")...)
+	if out != `{"location":"https://example.org/a","urns":["urn:example:a/b","urn:example:c"]}`+"\n" {
+		t.Fatalf("duplicates --json: %q", out)
+	}
+
+	out, _ = cli(t, exitOK, with("withdraw", "urn:example:c", "--reason", "duplicate", "--successor", "urn:example:a/b")...)
+	if out != "withdrawn urn:example:c (successor: urn:example:a/b)\n" {
+		t.Fatalf("withdraw: %q", out)
+	}
+	cli(t, exitOK, with("withdraw", "urn:example:c", "--reason", "duplicate", "--successor", "urn:example:a/b")...)
+	_, errs = cli(t, exitInvalid, with("register", "urn:example:c", "https://example.org/c")...)
+	if !strings.Contains(errs, "never reused") {
+		t.Fatalf("reusing a withdrawn name: %s", errs)
+	}
+
+	// Rules.
+	out, _ = cli(t, exitOK, with("rules", "add", "urn:nbn:de:", "https://dnb.example/")...)
+	if out != "rule 1: urn:nbn:de: → https://dnb.example/\n" {
+		t.Fatalf("rules add: %q", out)
+	}
+	cli(t, exitOK, with("rules", "add", "URN:NBN:de:101-", "https://d-nb.example/resolver")...)
+	cli(t, exitInvalid, with("rules", "add", "urn:nbn:de:", "https://other.example/")...)
+	out, _ = cli(t, exitOK, with("rules", "list")...)
+	if !strings.Contains(out, "2   urn:nbn:de:101-  https://d-nb.example/resolver") {
+		t.Fatalf("rules list: %s", out)
+	}
+	out, _ = cli(t, exitOK, with("rules", "test", "urn:NBN:de:101-1234")...)
+	for _, want := range []string{"takes rule 2: urn:nbn:de:101- → https://d-nb.example/resolver",
+		"the longest of 2 matching prefixes", "I2L        https://d-nb.example/resolver/uri-res/N2L?urn:NBN:de:101-1234?+hops=1"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("rules test lacks %q:\n%s", want, out)
+		}
+	}
+	out, _ = cli(t, exitOK, with("rules", "test", "urn:nbn:de:999", "--service", "I2Ls")...)
+	if !strings.Contains(out, "takes rule 1") || !strings.Contains(out, "uri-res/N2Ls?urn:nbn:de:999") {
+		t.Fatalf("rules test I2Ls: %s", out)
+	}
+	out, _ = cli(t, exitInvalid, with("rules", "test", "urn:nbn:fi:1")...)
+	if !strings.Contains(out, "no rule applies to urn:nbn:fi:1") {
+		t.Fatalf("rules test none: %s", out)
+	}
+	cli(t, exitOK, with("rules", "add", "urn:example:", "https://elsewhere.example/")...)
+	out, _ = cli(t, exitOK, with("rules", "test", "urn:example:a/b")...)
+	if !strings.Contains(out, "has its own record here") {
+		t.Fatalf("rules test of a registered name: %s", out)
+	}
+	cli(t, exitOK, with("rules", "remove", "1")...)
+	cli(t, exitInvalid, with("rules", "remove", "1")...)
+	cli(t, exitUsage, with("rules", "remove")...)
+	cli(t, exitUsage, with("rules", "frob")...)
+
+	// The history holds together, until someone edits it in the database.
+	out, _ = cli(t, exitOK, with("migrate")...)
+	if !strings.Contains(out, "SQLite schema version") || !strings.Contains(out, "keys: 0 stored under older rules, 0 re-keyed") {
+		t.Fatalf("migrate: %s", out)
+	}
+	out, _ = cli(t, exitOK, with("verify")...)
+	if !strings.HasPrefix(out, "history verified: ") {
+		t.Fatalf("verify: %s", out)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(data, sqlite.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(context.Background(), `UPDATE history SET data = CAST(replace(CAST(data AS TEXT), 'landing page', 'landing pagf') AS BLOB) WHERE seq = (SELECT min(seq) FROM history WHERE action = 'name.create')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, errs = cli(t, exitInvalid, with("verify")...)
+	if !strings.Contains(errs, "its hash does not match its content") || !strings.Contains(errs, "name.create urn:example:a/b") {
+		t.Fatalf("verify after tampering: %s", errs)
+	}
+}
+
+// TestResolverUsage: every command has help, and a wrong command line is
+// exit status 2 with a one-line reason.
+func TestResolverUsage(t *testing.T) {
+	hermetic(t)
+	for _, args := range [][]string{{"serve"}, {"register"}, {"withdraw"}, {"lookup"}, {"export"}, {"import"},
+		{"duplicates"}, {"migrate"}, {"verify"}, {"authority"}, {"authority", "add"}, {"authority", "list"},
+		{"authority", "token", "add"}, {"authority", "token", "revoke"}, {"authority", "transfer"},
+		{"rules"}, {"rules", "add"}, {"rules", "list"}, {"rules", "remove"}, {"rules", "test"}} {
+		out, _ := cli(t, exitOK, append(args, "--help")...)
+		if !strings.Contains(out, "usage: urikit "+args[0]) {
+			t.Errorf("%v --help: %s", args, out)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"lookup"}, "give at least one URN"},
+		{[]string{"lookup", "urn:a:b", "--server", "ftp://x"}, "http:// or https://"},
+		{[]string{"lookup", "urn:a:b", "--server", "http://x", "--data", "d"}, "give one of --server, --data and --db"},
+		{[]string{"withdraw"}, "give exactly one URN"},
+		{[]string{"import"}, "give exactly one FILE"},
+		{[]string{"import", "f", "--format", "xml"}, "unknown format"},
+		{[]string{"export", "x"}, "takes no arguments"},
+		{[]string{"authority"}, "subcommands:"},
+		{[]string{"authority", "frob"}, `unknown subcommand "frob"`},
+		{[]string{"authority", "token", "add", "0"}, "ID must be a positive integer"},
+		{[]string{"rules", "test"}, "usage: urikit rules test URN"},
+		{[]string{"verify", "--data", "a", "--db", "b"}, "not both"},
+		{[]string{"serve", "--log-format", "xml"}, "text or json"},
+		{[]string{"serve", "--dns", "host:notaport"}, "--dns"},
+		{[]string{"serve", "extra"}, "takes no arguments"},
+	} {
+		code, _, errs := runCLI("", c.args...)
+		if code != exitUsage || !strings.Contains(errs, c.err) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.err)
+		}
+	}
+	// A server that is not there is refused, on one line.
+	code, _, errs := runCLI("", "lookup", "urn:example:a", "--server", "http://127.0.0.1:1")
+	if code != exitInvalid || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "cannot reach the server") {
+		t.Errorf("no server: %d %q", code, errs)
+	}
+}

@@ -1,0 +1,165 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/client"
+	"github.com/urikit/urikit/resolver/httpapi/apitest"
+	"github.com/urikit/urikit/resolver/memstore"
+)
+
+func kindOf(err error) resolver.Kind {
+	var e *resolver.Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return 255
+}
+
+// TestClient drives every method against a real server on loopback.
+func TestClient(t *testing.T) {
+	ctx := context.Background()
+	e := apitest.NewEnv(t, func(*testing.T) resolver.Store { return memstore.New() })
+	admin := client.New(e.URL+"/", apitest.AdminToken)
+
+	a, err := admin.CreateAuthority(ctx, "Example", []string{"URN:Example:"})
+	if err != nil || a.ID == 0 || a.Token == "" || !slices.Equal(a.Prefixes, []string{"urn:example:"}) {
+		t.Fatalf("CreateAuthority: %+v, %v", a, err)
+	}
+	if _, err := admin.CreateAuthority(ctx, "Other", []string{"urn:example:sub"}); kindOf(err) != resolver.KindConflict {
+		t.Fatalf("overlapping prefix: %v", err)
+	}
+	as, err := admin.Authorities(ctx)
+	if err != nil || len(as) != 1 || as[0].Name != "Example" {
+		t.Fatalf("Authorities: %+v, %v", as, err)
+	}
+	m := client.New(e.URL, a.Token)
+	if _, err := m.Authorities(ctx); kindOf(err) != resolver.KindForbidden {
+		t.Fatalf("a maintainer listing authorities: %v", err)
+	}
+	if _, err := client.New(e.URL, "").Authorities(ctx); kindOf(err) != resolver.KindUnauthorized {
+		t.Fatalf("no token: %v", err)
+	}
+
+	// Names: a "/" and a "%" travel inside one path segment.
+	name := "urn:example:a/b%2Fc"
+	rec, created, err := m.Put(ctx, name, resolver.RecordInput{Locations: []resolver.Location{{URL: "http://example.org/1", Type: "text/html"}}})
+	if err != nil || !created || rec.URN != name {
+		t.Fatalf("Put: %+v %v %v", rec, created, err)
+	}
+	if _, created, err := m.Put(ctx, name, resolver.RecordInput{Locations: []resolver.Location{{URL: "http://example.org/1", Type: "text/html"}}}); err != nil || created {
+		t.Fatalf("Put again: %v %v", created, err)
+	}
+	got, err := client.New(e.URL, "").Get(ctx, name)
+	if err != nil || got.URN != name || got.Locations[0].Type != "text/html" || got.Status != resolver.Active {
+		t.Fatalf("Get: %+v %v", got, err)
+	}
+	if _, err := m.Get(ctx, "urn:example:none"); kindOf(err) != resolver.KindNotFound {
+		t.Fatalf("Get unknown: %v", err)
+	}
+	if _, _, err := m.Put(ctx, "urn:example:bad", resolver.RecordInput{Locations: []resolver.Location{{URL: "not a uri"}}}); kindOf(err) != resolver.KindInvalid {
+		t.Fatalf("bad location: %v", err)
+	} else {
+		var re *resolver.Error
+		errors.As(err, &re)
+		if re.Field != "locations[0].url" {
+			t.Fatalf("bad location: field %q", re.Field)
+		}
+	}
+	w, err := m.Withdraw(ctx, name, "replaced", "urn:example:new")
+	if err != nil || w.Status != resolver.Withdrawn || w.Successor != "urn:example:new" {
+		t.Fatalf("Withdraw: %+v %v", w, err)
+	}
+	h, err := m.History(ctx, name)
+	if err != nil || len(h) != 2 || h[0].Action != string(resolver.ActionNameCreate) || h[1].Action != string(resolver.ActionNameWithdraw) {
+		t.Fatalf("History: %+v %v", h, err)
+	}
+	if _, _, err := m.Put(ctx, name, resolver.RecordInput{Locations: []resolver.Location{{URL: "http://example.org/2"}}}); kindOf(err) != resolver.KindConflict {
+		t.Fatalf("reusing a withdrawn name: %v", err)
+	}
+
+	// Tokens.
+	tok, err := m.AddToken(ctx, a.ID, "second")
+	if err != nil || tok.Token == "" || tok.ID == 0 {
+		t.Fatalf("AddToken: %+v %v", tok, err)
+	}
+	_, toks, err := admin.Authority(ctx, a.ID)
+	if err != nil || len(toks) != 2 {
+		t.Fatalf("Authority: %+v %v", toks, err)
+	}
+	if err := admin.RevokeToken(ctx, a.ID, tok.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := client.New(e.URL, tok.Token).Put(ctx, "urn:example:x", resolver.RecordInput{Locations: []resolver.Location{{URL: "http://x/"}}}); kindOf(err) != resolver.KindUnauthorized {
+		t.Fatalf("revoked token: %v", err)
+	}
+	tr, err := admin.TransferAuthority(ctx, a.ID, "New owner")
+	if err != nil || tr.Token == "" || tr.Name != "New owner" {
+		t.Fatalf("Transfer: %+v %v", tr, err)
+	}
+	if _, err := m.Get(ctx, name); err != nil {
+		t.Fatalf("reads need no valid token... %v", err)
+	}
+	m = client.New(e.URL, tr.Token)
+
+	// Rules.
+	r, err := admin.AddRule(ctx, "urn:nbn:de:", "https://resolver.example/")
+	if err != nil || r.ID == 0 || r.Prefix != "urn:nbn:de:" {
+		t.Fatalf("AddRule: %+v %v", r, err)
+	}
+	rs, err := admin.Rules(ctx)
+	if err != nil || len(rs) != 1 || rs[0].Target != "https://resolver.example/" {
+		t.Fatalf("Rules: %+v %v", rs, err)
+	}
+	if err := admin.RemoveRule(ctx, r.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.RemoveRule(ctx, r.ID); kindOf(err) != resolver.KindNotFound {
+		t.Fatalf("removing twice: %v", err)
+	}
+
+	// Listing: more records than one page holds, in creation order.
+	want := []string{name}
+	for i := range 25 {
+		n := fmt.Sprintf("urn:example:n%03d", 25-i)
+		if _, _, err := m.Put(ctx, n, resolver.RecordInput{Locations: []resolver.Location{{URL: "HTTP://Example.ORG/shared"}, {URL: fmt.Sprintf("http://example.org/p%d", i)}}}); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, n)
+	}
+	page, err := admin.Records(ctx, 0, 10)
+	if err != nil || len(page.Records) != 10 || page.Next == nil {
+		t.Fatalf("Records: %d %v %v", len(page.Records), page.Next, err)
+	}
+	var listed []string
+	if err := admin.EachRecord(ctx, func(r resolver.Record) error { listed = append(listed, r.URN); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(listed, want) {
+		t.Fatalf("EachRecord: %q\nwant %q", listed, want)
+	}
+	if _, err := m.Records(ctx, 0, 0); kindOf(err) != resolver.KindForbidden {
+		t.Fatalf("a maintainer listing: %v", err)
+	}
+	var dups []client.Duplicate
+	if err := admin.Duplicates(ctx, func(d client.Duplicate) error { dups = append(dups, d); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(dups) != 1 || dups[0].Location != "http://example.org/shared" || len(dups[0].URNs) != 25 {
+		t.Fatalf("Duplicates: %+v", dups)
+	}
+	stop := errors.New("stop")
+	if err := admin.EachRecord(ctx, func(resolver.Record) error { return stop }); err != stop {
+		t.Fatalf("EachRecord returns fn's error: %v", err)
+	}
+
+	// A server that is not there is KindUnavailable.
+	if _, err := client.New("http://127.0.0.1:1", "").Get(ctx, name); kindOf(err) != resolver.KindUnavailable {
+		t.Fatalf("no server: %v", err)
+	}
+}

@@ -1,0 +1,283 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/urikit/urikit/resolver"
+)
+
+// querier is what reads need: a pool (outside a transaction) or a pgx.Tx.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// reader holds the queries of resolver.Reader, shared by Store and tx.
+type reader struct{ q querier }
+
+const recordCols = `r.id, r.urn, r.key, r.aliases, r.loc_urls, r.loc_types, r.loc_labels, r.loc_keys,
+	r.metadata, r.status, r.redirect, r.successor, r.reason, r.authority_id, r.created, r.updated`
+
+// scanRecord reads the columns recordCols lists (and extra ones after).
+func scanRecord(row pgx.Row, extra ...any) (resolver.Record, error) {
+	var r resolver.Record
+	var urls, types, labels, keys []string
+	var status string
+	var meta []byte
+	dest := append([]any{&r.ID, &r.URN, &r.Key, &r.Aliases, &urls, &types, &labels, &keys,
+		&meta, &status, &r.Redirect, &r.Successor, &r.Reason, &r.AuthorityID, &r.Created, &r.Updated}, extra...)
+	if err := row.Scan(dest...); err != nil {
+		return r, err
+	}
+	if len(r.Aliases) == 0 {
+		r.Aliases = nil
+	}
+	if n := len(urls); n > 0 && len(types) == n && len(labels) == n && len(keys) == n {
+		r.Locations = make([]resolver.Location, n)
+		for i := range urls {
+			r.Locations[i] = resolver.Location{URL: urls[i], Type: types[i], Label: labels[i], Key: keys[i]}
+		}
+	}
+	r.Metadata = meta
+	r.Status = resolver.Status(status)
+	r.Created, r.Updated = r.Created.UTC(), r.Updated.UTC()
+	return r, nil
+}
+
+// notFound turns pgx's "no rows" into the contract's ErrNotFound.
+func notFound(err error) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return resolver.ErrNotFound
+	}
+	return err
+}
+
+func (r reader) recordByKey(ctx context.Context, key string) (resolver.Record, resolver.Role, error) {
+	var role string
+	rec, err := scanRecord(r.q.QueryRow(ctx, `SELECT `+recordCols+`, k.role
+		FROM keys k JOIN records r ON r.id = k.record_id WHERE k.key = $1`, key), &role)
+	return rec, resolver.Role(role), notFound(err)
+}
+
+func (r reader) record(ctx context.Context, id int64) (resolver.Record, error) {
+	rec, err := scanRecord(r.q.QueryRow(ctx, `SELECT `+recordCols+` FROM records r WHERE r.id = $1`, id))
+	return rec, notFound(err)
+}
+
+func (r reader) records(ctx context.Context, sql string, args ...any) ([]resolver.Record, error) {
+	rows, err := r.q.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []resolver.Record
+	for rows.Next() {
+		rec, err := scanRecord(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+	return out, rows.Err()
+}
+
+func (r reader) recordsByLocation(ctx context.Context, locKey string) ([]resolver.Record, error) {
+	return r.records(ctx, `SELECT `+recordCols+` FROM locations l JOIN records r ON r.id = l.record_id
+		WHERE l.key = $1 ORDER BY r.id`, locKey)
+}
+
+func (r reader) recordsAfter(ctx context.Context, after int64, limit int) ([]resolver.Record, error) {
+	return r.records(ctx, `SELECT `+recordCols+` FROM records r WHERE r.id > $1 ORDER BY r.id LIMIT $2`, after, limit)
+}
+
+func (r reader) keySet(ctx context.Context, sql string, args ...any) ([]resolver.Key, error) {
+	rows, err := r.q.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []resolver.Key
+	for rows.Next() {
+		var k resolver.Key
+		var role string
+		if err := rows.Scan(&k.Key, &k.Spelling, &k.RecordID, &role, &k.Version); err != nil {
+			return nil, err
+		}
+		k.Role = resolver.Role(role)
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+func (r reader) keyList(ctx context.Context, recordID int64) ([]resolver.Key, error) {
+	return r.keySet(ctx, `SELECT key, spelling, record_id, role, version FROM keys
+		WHERE record_id = $1 ORDER BY role <> 'name', key`, recordID)
+}
+
+func (r reader) staleKeys(ctx context.Context, version int, after string, limit int) ([]resolver.Key, error) {
+	return r.keySet(ctx, `SELECT key, spelling, record_id, role, version FROM keys
+		WHERE version < $1 AND key > $2 ORDER BY key LIMIT $3`, version, after, limit)
+}
+
+func (r reader) duplicateLocations(ctx context.Context, after string, limit int) ([]resolver.Duplicate, error) {
+	rows, err := r.q.Query(ctx, `SELECT d.key, array_agg(r.urn ORDER BY r.id)
+		FROM (SELECT key FROM locations WHERE key > $1 GROUP BY key HAVING count(*) > 1 ORDER BY key LIMIT $2) d
+		JOIN locations l ON l.key = d.key JOIN records r ON r.id = l.record_id
+		GROUP BY d.key ORDER BY d.key`, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []resolver.Duplicate
+	for rows.Next() {
+		var d resolver.Duplicate
+		if err := rows.Scan(&d.Key, &d.URNs); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+func scanAuthority(row pgx.Row) (resolver.Authority, error) {
+	var a resolver.Authority
+	err := row.Scan(&a.ID, &a.Name, &a.Prefixes, &a.Created, &a.Updated)
+	a.Created, a.Updated = a.Created.UTC(), a.Updated.UTC()
+	return a, err
+}
+
+func (r reader) authority(ctx context.Context, id int64) (resolver.Authority, error) {
+	a, err := scanAuthority(r.q.QueryRow(ctx, `SELECT id, name, prefixes, created, updated FROM authorities WHERE id = $1`, id))
+	return a, notFound(err)
+}
+
+func (r reader) authorities(ctx context.Context) ([]resolver.Authority, error) {
+	rows, err := r.q.Query(ctx, `SELECT id, name, prefixes, created, updated FROM authorities ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []resolver.Authority
+	for rows.Next() {
+		a, err := scanAuthority(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+const tokenCols = `id, authority_id, label, hash, created, revoked`
+
+func scanToken(row pgx.Row) (resolver.Token, error) {
+	var t resolver.Token
+	var revoked *time.Time
+	err := row.Scan(&t.ID, &t.AuthorityID, &t.Label, &t.Hash, &t.Created, &revoked)
+	t.Created = t.Created.UTC()
+	if revoked != nil {
+		t.Revoked = revoked.UTC()
+	}
+	return t, err
+}
+
+func (r reader) tokenByHash(ctx context.Context, hash []byte) (resolver.Token, error) {
+	t, err := scanToken(r.q.QueryRow(ctx, `SELECT `+tokenCols+` FROM tokens WHERE hash = $1`, hash))
+	return t, notFound(err)
+}
+
+func (r reader) tokens(ctx context.Context, authorityID int64) ([]resolver.Token, error) {
+	rows, err := r.q.Query(ctx, `SELECT `+tokenCols+` FROM tokens WHERE authority_id = $1 ORDER BY id`, authorityID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []resolver.Token
+	for rows.Next() {
+		t, err := scanToken(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+func (r reader) rules(ctx context.Context) ([]resolver.Rule, error) {
+	rows, err := r.q.Query(ctx, `SELECT id, prefix, target, created FROM rules ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []resolver.Rule
+	for rows.Next() {
+		var ru resolver.Rule
+		if err := rows.Scan(&ru.ID, &ru.Prefix, &ru.Target, &ru.Created); err != nil {
+			return nil, err
+		}
+		ru.Created = ru.Created.UTC()
+		out = append(out, ru)
+	}
+	return out, rows.Err()
+}
+
+const entryCols = `seq, time, action, subject, record_id, authority_id, actor, data, prev, hash`
+
+func (r reader) entries(ctx context.Context, sql string, args ...any) ([]resolver.Entry, error) {
+	rows, err := r.q.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []resolver.Entry
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+func scanEntry(row pgx.Row) (resolver.Entry, error) {
+	var e resolver.Entry
+	var action string
+	var data []byte
+	err := row.Scan(&e.Seq, &e.Time, &action, &e.Subject, &e.RecordID, &e.AuthorityID, &e.Actor, &data, &e.Prev, &e.Hash)
+	e.Time = e.Time.UTC()
+	e.Action = resolver.Action(action)
+	e.Data = data
+	if len(e.Prev) == 0 {
+		e.Prev = nil // the first entry links to nothing, as Seal leaves it
+	}
+	return e, err
+}
+
+func (r reader) history(ctx context.Context, recordID int64) ([]resolver.Entry, error) {
+	return r.entries(ctx, `SELECT `+entryCols+` FROM log WHERE record_id = $1 AND record_id <> 0 ORDER BY seq`, recordID)
+}
+
+func (r reader) log(ctx context.Context, after int64, limit int) ([]resolver.Entry, error) {
+	return r.entries(ctx, `SELECT `+entryCols+` FROM log WHERE seq > $1 ORDER BY seq LIMIT $2`, after, limit)
+}
+
+func (r reader) head(ctx context.Context) (resolver.Entry, error) {
+	e, err := scanEntry(r.q.QueryRow(ctx, `SELECT `+entryCols+` FROM log WHERE seq = (SELECT seq FROM head WHERE id = 1)`))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return resolver.Entry{}, nil // empty history
+	}
+	return e, err
+}
+
+func (r reader) setting(ctx context.Context, name string) (string, error) {
+	var v string
+	err := r.q.QueryRow(ctx, `SELECT value FROM settings WHERE name = $1`, name).Scan(&v)
+	return v, notFound(err)
+}

@@ -1,0 +1,415 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/urikit/urikit/resolver"
+)
+
+// maxRetries bounds how often Update runs fn again after a serialization
+// failure or a deadlock.
+const maxRetries = 5
+
+// Update implements resolver.Store. The transaction runs at READ
+// COMMITTED and starts by locking the head row, which every writer locks
+// first: writers take turns across all processes on the database, so a
+// transaction's reads see everything committed before it began writing,
+// the history's Seq has no gaps, and the Service's check-then-write rules
+// hold between processes as they do in one. Uniqueness does not depend
+// on it: the unique indexes enforce it whatever the order.
+//
+// When fn changed anything, the commit bumps the directory's version and
+// sends one notification (NOTIFY, delivered after the commit and in
+// commit order) with the version and the lookup keys the change touched,
+// which the other processes' caches drop (see Watch).
+func (s *Store) Update(ctx context.Context, fn func(resolver.Tx) error) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	var err error
+	for attempt := 1; ; attempt++ {
+		var version int64
+		version, err = s.update(ctx, fn)
+		if err == nil {
+			if c, ok := ctx.Value(commitKey{}).(*Commit); ok {
+				c.note(version)
+			}
+			return nil
+		}
+		if !retryCode(err) || attempt == maxRetries || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(time.Duration(attempt) * time.Millisecond)
+	}
+	return mapErr(err)
+}
+
+func (s *Store) update(ctx context.Context, fn func(resolver.Tx) error) (int64, error) {
+	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return 0, err
+	}
+	defer ptx.Rollback(context.WithoutCancel(ctx))
+	t := &tx{reader: reader{ptx}, tx: ptx, keys: map[string]bool{}, recs: map[int64]bool{}}
+	if err := ptx.QueryRow(ctx, `SELECT seq, hash, version FROM head WHERE id = 1 FOR UPDATE`).Scan(&t.seq, &t.hash, &t.version); err != nil {
+		return 0, err
+	}
+	if len(t.hash) == 0 {
+		t.hash = nil
+	}
+	if err := fn(t); err != nil {
+		return 0, err
+	}
+	if !t.wrote {
+		return t.version, ptx.Commit(ctx)
+	}
+	t.version++
+	if _, err := ptx.Exec(ctx, `UPDATE head SET seq = $1, hash = $2, version = $3 WHERE id = 1`,
+		t.seq, nonNil(t.hash), t.version); err != nil {
+		return 0, err
+	}
+	payloads, err := t.payloads(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := ptx.Exec(ctx, `SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS u(p, n) ORDER BY n`,
+		channel, payloads); err != nil {
+		return 0, err
+	}
+	return t.version, ptx.Commit(ctx)
+}
+
+// channel is the NOTIFY channel of committed changes.
+const channel = "urikit_changes"
+
+// maxPayload keeps a notification under PostgreSQL's limit (8000 bytes).
+const maxPayload = 7000
+
+// change is a notification's payload. A transaction that changed more
+// keys than one notification holds sends several, in order, all but the
+// last with More set: a listener counts the version as reached only with
+// the last.
+type change struct {
+	Version int64    `json:"v"`
+	Keys    []string `json:"k,omitempty"`
+	More    bool     `json:"more,omitempty"`
+	All     bool     `json:"all,omitempty"` // everything may have changed
+}
+
+// payloads lists the lookup keys whose answer the transaction changed —
+// the keys it put or deleted, and every key of the records it updated —
+// in notifications of at most maxPayload bytes.
+func (t *tx) payloads(ctx context.Context) ([]string, error) {
+	if len(t.recs) > 0 {
+		ids := make([]int64, 0, len(t.recs))
+		for id := range t.recs {
+			ids = append(ids, id)
+		}
+		rows, err := t.tx.Query(ctx, `SELECT key FROM keys WHERE record_id = ANY($1::bigint[])`, ids)
+		if err != nil {
+			return nil, err
+		}
+		ks, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range ks {
+			t.keys[k] = true
+		}
+	}
+	// Chunks of keys, each under maxPayload once encoded; a key too long
+	// for a notification of its own makes the change "everything".
+	var chunks [][]string
+	var cur []string
+	size := 0
+	for k := range t.keys {
+		b, err := json.Marshal(k)
+		if err != nil {
+			return nil, err
+		}
+		if len(b) > maxPayload-64 {
+			return []string{fmt.Sprintf(`{"v":%d,"all":true}`, t.version)}, nil
+		}
+		if size+len(b)+1 > maxPayload-64 {
+			chunks, cur, size = append(chunks, cur), nil, 0
+		}
+		cur, size = append(cur, k), size+len(b)+1
+	}
+	chunks = append(chunks, cur)
+	out := make([]string, len(chunks))
+	for i, ks := range chunks {
+		b, err := json.Marshal(change{Version: t.version, Keys: ks, More: i < len(chunks)-1})
+		if err != nil {
+			return nil, err
+		}
+		out[i] = string(b)
+	}
+	return out, nil
+}
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// tx is one Update transaction.
+type tx struct {
+	reader
+	tx      pgx.Tx
+	seq     int64  // the history's last Seq, as this transaction leaves it
+	hash    []byte // and its Hash
+	version int64
+	wrote   bool
+	keys    map[string]bool // lookup keys changed
+	recs    map[int64]bool  // records changed (their keys are looked up at commit)
+}
+
+func (t *tx) exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	t.wrote = true
+	tag, err := t.tx.Exec(ctx, sql, args...)
+	return tag.RowsAffected(), err
+}
+
+func (t *tx) RecordByKey(ctx context.Context, key string) (resolver.Record, resolver.Role, error) {
+	return t.recordByKey(ctx, key)
+}
+func (t *tx) Record(ctx context.Context, id int64) (resolver.Record, error) { return t.record(ctx, id) }
+func (t *tx) Keys(ctx context.Context, id int64) ([]resolver.Key, error)    { return t.keyList(ctx, id) }
+func (t *tx) RecordsByLocation(ctx context.Context, k string) ([]resolver.Record, error) {
+	return t.recordsByLocation(ctx, k)
+}
+func (t *tx) Records(ctx context.Context, after int64, limit int) ([]resolver.Record, error) {
+	return t.recordsAfter(ctx, after, limit)
+}
+func (t *tx) StaleKeys(ctx context.Context, v int, after string, limit int) ([]resolver.Key, error) {
+	return t.staleKeys(ctx, v, after, limit)
+}
+func (t *tx) DuplicateLocations(ctx context.Context, after string, limit int) ([]resolver.Duplicate, error) {
+	return t.duplicateLocations(ctx, after, limit)
+}
+func (t *tx) Authority(ctx context.Context, id int64) (resolver.Authority, error) {
+	return t.authority(ctx, id)
+}
+func (t *tx) Authorities(ctx context.Context) ([]resolver.Authority, error) {
+	return t.authorities(ctx)
+}
+func (t *tx) TokenByHash(ctx context.Context, h []byte) (resolver.Token, error) {
+	return t.tokenByHash(ctx, h)
+}
+func (t *tx) Tokens(ctx context.Context, id int64) ([]resolver.Token, error) {
+	return t.tokens(ctx, id)
+}
+func (t *tx) Rules(ctx context.Context) ([]resolver.Rule, error) { return t.rules(ctx) }
+func (t *tx) History(ctx context.Context, id int64) ([]resolver.Entry, error) {
+	return t.history(ctx, id)
+}
+func (t *tx) Log(ctx context.Context, after int64, limit int) ([]resolver.Entry, error) {
+	return t.log(ctx, after, limit)
+}
+func (t *tx) Head(ctx context.Context) (resolver.Entry, error) {
+	if t.seq == 0 {
+		return resolver.Entry{}, nil
+	}
+	e, err := scanEntry(t.tx.QueryRow(ctx, `SELECT `+entryCols+` FROM log WHERE seq = $1`, t.seq))
+	return e, notFound(err)
+}
+func (t *tx) Setting(ctx context.Context, name string) (string, error) { return t.setting(ctx, name) }
+
+// recordArgs are a record's columns after id, in the order of recordCols.
+func recordArgs(r *resolver.Record) []any {
+	n := len(r.Locations)
+	urls, types, labels, keys := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	for i, l := range r.Locations {
+		urls[i], types[i], labels[i], keys[i] = l.URL, l.Type, l.Label, l.Key
+	}
+	aliases := r.Aliases
+	if aliases == nil {
+		aliases = []string{}
+	}
+	return []any{r.URN, r.Key, aliases, urls, types, labels, keys, nonNil(r.Metadata), string(r.Status),
+		r.Redirect, r.Successor, r.Reason, r.AuthorityID, r.Created, r.Updated}
+}
+
+// locationKeys are the distinct location keys of a record.
+func locationKeys(r *resolver.Record) []string {
+	seen := make(map[string]bool, len(r.Locations))
+	var out []string
+	for _, l := range r.Locations {
+		if !seen[l.Key] {
+			seen[l.Key] = true
+			out = append(out, l.Key)
+		}
+	}
+	return out
+}
+
+func (t *tx) InsertRecord(ctx context.Context, r *resolver.Record) error {
+	t.wrote = true
+	err := t.tx.QueryRow(ctx, `INSERT INTO records (urn, key, aliases, loc_urls, loc_types, loc_labels, loc_keys,
+		metadata, status, redirect, successor, reason, authority_id, created, updated)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id`,
+		recordArgs(r)...).Scan(&r.ID)
+	if err != nil {
+		return err
+	}
+	_, err = t.exec(ctx, `INSERT INTO locations (key, record_id) SELECT DISTINCT unnest($1::text[]), $2::bigint`, locationKeys(r), r.ID)
+	return err
+}
+
+func (t *tx) UpdateRecord(ctx context.Context, r resolver.Record) error {
+	t.wrote = true
+	var oldKeys []string
+	err := t.tx.QueryRow(ctx, `WITH old AS (SELECT loc_keys FROM records WHERE id = $1)
+		UPDATE records SET urn = $2, key = $3, aliases = $4, loc_urls = $5, loc_types = $6,
+		loc_labels = $7, loc_keys = $8, metadata = $9, status = $10, redirect = $11, successor = $12, reason = $13,
+		authority_id = $14, created = $15, updated = $16 WHERE id = $1 RETURNING (SELECT loc_keys FROM old)`,
+		append([]any{r.ID}, recordArgs(&r)...)...).Scan(&oldKeys)
+	if err != nil {
+		return notFound(err)
+	}
+	t.recs[r.ID] = true
+	// The location index follows the record: drop what it no longer
+	// lists, add what is new (the primary key (key, record_id) finds
+	// both).
+	newKeys := locationKeys(&r)
+	var gone, added []string
+	for _, k := range oldKeys {
+		if !slices.Contains(newKeys, k) && !slices.Contains(gone, k) {
+			gone = append(gone, k)
+		}
+	}
+	for _, k := range newKeys {
+		if !slices.Contains(oldKeys, k) {
+			added = append(added, k)
+		}
+	}
+	if len(gone) > 0 {
+		if _, err := t.tx.Exec(ctx, `DELETE FROM locations WHERE key = ANY($1::text[]) AND record_id = $2`, gone, r.ID); err != nil {
+			return err
+		}
+	}
+	if len(added) > 0 {
+		_, err = t.tx.Exec(ctx, `INSERT INTO locations (key, record_id) SELECT unnest($1::text[]), $2::bigint ON CONFLICT DO NOTHING`, added, r.ID)
+	}
+	return err
+}
+
+func (t *tx) PutKey(ctx context.Context, k resolver.Key) error {
+	// The conditional upsert changes the row only when it is this
+	// record's key; a key held by another record leaves it alone and
+	// returns no row. A unique violation from a concurrent insert is
+	// ErrKeyTaken too (mapErr).
+	var id int64
+	err := t.tx.QueryRow(ctx, `INSERT INTO keys AS k (key, spelling, record_id, role, version) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (key) DO UPDATE SET spelling = excluded.spelling, role = excluded.role, version = excluded.version
+		WHERE k.record_id = excluded.record_id
+		RETURNING record_id`, k.Key, k.Spelling, k.RecordID, string(k.Role), k.Version).Scan(&id)
+	t.wrote = true
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%w: key %s belongs to another record", resolver.ErrKeyTaken, k.Key)
+	}
+	if err != nil {
+		return err
+	}
+	t.keys[k.Key] = true
+	return nil
+}
+
+func (t *tx) DeleteKey(ctx context.Context, key string) error {
+	t.keys[key] = true
+	_, err := t.exec(ctx, `DELETE FROM keys WHERE key = $1`, key)
+	return err
+}
+
+func (t *tx) InsertAuthority(ctx context.Context, a *resolver.Authority) error {
+	t.wrote = true
+	return t.tx.QueryRow(ctx, `INSERT INTO authorities (name, prefixes, created, updated) VALUES ($1, $2, $3, $4) RETURNING id`,
+		a.Name, nonNilStrings(a.Prefixes), a.Created, a.Updated).Scan(&a.ID)
+}
+
+func (t *tx) UpdateAuthority(ctx context.Context, a resolver.Authority) error {
+	n, err := t.exec(ctx, `UPDATE authorities SET name = $2, prefixes = $3, created = $4, updated = $5 WHERE id = $1`,
+		a.ID, a.Name, nonNilStrings(a.Prefixes), a.Created, a.Updated)
+	if err == nil && n == 0 {
+		err = resolver.ErrNotFound
+	}
+	return err
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+func (t *tx) InsertToken(ctx context.Context, tok *resolver.Token) error {
+	t.wrote = true
+	return t.tx.QueryRow(ctx, `INSERT INTO tokens (authority_id, label, hash, created, revoked) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+		tok.AuthorityID, tok.Label, nonNil(tok.Hash), tok.Created, nullTime(tok.Revoked)).Scan(&tok.ID)
+}
+
+func (t *tx) UpdateToken(ctx context.Context, tok resolver.Token) error {
+	n, err := t.exec(ctx, `UPDATE tokens SET authority_id = $2, label = $3, hash = $4, created = $5, revoked = $6 WHERE id = $1`,
+		tok.ID, tok.AuthorityID, tok.Label, nonNil(tok.Hash), tok.Created, nullTime(tok.Revoked))
+	if err == nil && n == 0 {
+		err = resolver.ErrNotFound
+	}
+	return err
+}
+
+func (t *tx) InsertRule(ctx context.Context, r *resolver.Rule) error {
+	t.wrote = true
+	// ON CONFLICT keeps the transaction usable after a taken prefix (the
+	// Service turns ErrKeyTaken into a 409 inside the same transaction).
+	err := t.tx.QueryRow(ctx, `INSERT INTO rules (prefix, target, created) VALUES ($1, $2, $3)
+		ON CONFLICT (prefix) DO NOTHING RETURNING id`, r.Prefix, r.Target, r.Created).Scan(&r.ID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%w: a rule for %s exists", resolver.ErrKeyTaken, r.Prefix)
+	}
+	return err
+}
+
+func (t *tx) DeleteRule(ctx context.Context, id int64) error {
+	_, err := t.exec(ctx, `DELETE FROM rules WHERE id = $1`, id)
+	return err
+}
+
+func (t *tx) SetSetting(ctx context.Context, name, value string) error {
+	_, err := t.exec(ctx, `INSERT INTO settings (name, value) VALUES ($1, $2)
+		ON CONFLICT (name) DO UPDATE SET value = excluded.value`, name, value)
+	return err
+}
+
+// Append seals e against the last entry (the head row, locked since the
+// transaction began, so no other process appends in between) and stores
+// it.
+func (t *tx) Append(ctx context.Context, e *resolver.Entry) error {
+	resolver.Seal(resolver.Entry{Seq: t.seq, Hash: t.hash}, e)
+	if _, err := t.exec(ctx, `INSERT INTO log (`+entryCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		e.Seq, e.Time, string(e.Action), e.Subject, e.RecordID, e.AuthorityID, e.Actor, nonNil(e.Data), nonNil(e.Prev), e.Hash); err != nil {
+		return err
+	}
+	t.seq, t.hash = e.Seq, e.Hash
+	return nil
+}
+
+var _ resolver.Tx = (*tx)(nil)

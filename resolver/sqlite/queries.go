@@ -1,0 +1,139 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// query names one SQL statement. Every statement is prepared once per
+// connection handle: the reader pool prepares the read statements (and
+// database/sql keeps one prepared copy per reader connection), the writer
+// connection prepares all of them.
+type query int
+
+const (
+	// reads
+	qRecordByKey query = iota
+	qRecord
+	qKeys
+	qRecordsByLocation
+	qRecords
+	qStaleVersion
+	qStaleKeys
+	qDuplicateKeys
+	qDuplicateURNs
+	qAuthority
+	qAuthorities
+	qTokenByHash
+	qTokens
+	qRules
+	qHistory
+	qLog
+	qHead
+	qSetting
+	numReadQueries // not a statement: the reads end here
+
+	// writes
+	qInsertRecord
+	qUpdateRecord
+	qInsertLocation
+	qDeleteLocations
+	qPutKey
+	qDeleteKey
+	qInsertAuthority
+	qUpdateAuthority
+	qInsertToken
+	qUpdateToken
+	qInsertRule
+	qDeleteRule
+	qSetSetting
+	qAppend
+	qDataVersion
+	numQueries
+)
+
+const recordCols = `r.id, r.urn, r.key, r.status, r.redirect, r.successor, r.reason, r.authority_id, r.created, r.updated, r.body`
+const keyCols = `key, spelling, record_id, role, version`
+const entryCols = `seq, time, action, subject, record_id, authority_id, actor, data, prev, hash`
+
+var sqlText = [numQueries]string{
+	// The hot path of I2L: the key's row in the keys table (its primary
+	// key) and the record's row (its rowid): two B-tree descents.
+	qRecordByKey:       `SELECT k.role, ` + recordCols + ` FROM keys k JOIN records r ON r.id = k.record_id WHERE k.key = ?`,
+	qRecord:            `SELECT ` + recordCols + ` FROM records r WHERE r.id = ?`,
+	qKeys:              `SELECT ` + keyCols + ` FROM keys WHERE record_id = ? ORDER BY role <> 'name', key`,
+	qRecordsByLocation: `SELECT ` + recordCols + ` FROM locations l JOIN records r ON r.id = l.record_id WHERE l.key = ? ORDER BY r.id`,
+	qRecords:           `SELECT ` + recordCols + ` FROM records r WHERE r.id > ? ORDER BY r.id LIMIT ?`,
+	// StaleKeys walks the (version, key) index one stale version at a time
+	// (see staleKeys): a range scan each, never a sort of every stale key.
+	qStaleVersion:  `SELECT version FROM keys WHERE version > ? AND version < ? ORDER BY version LIMIT 1`,
+	qStaleKeys:     `SELECT ` + keyCols + ` FROM keys WHERE version = ? AND key > ? ORDER BY key LIMIT ?`,
+	qDuplicateKeys: `SELECT key FROM locations WHERE key > ? GROUP BY key HAVING count(*) > 1 ORDER BY key LIMIT ?`,
+	qDuplicateURNs: `SELECT r.urn FROM locations l JOIN records r ON r.id = l.record_id WHERE l.key = ? ORDER BY r.id`,
+	qAuthority:     `SELECT id, name, prefixes, created, updated FROM authorities WHERE id = ?`,
+	qAuthorities:   `SELECT id, name, prefixes, created, updated FROM authorities ORDER BY id`,
+	qTokenByHash:   `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE hash = ?`,
+	qTokens:        `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE authority_id = ? ORDER BY id`,
+	qRules:         `SELECT id, prefix, target, created FROM rules ORDER BY id`,
+	qHistory:       `SELECT ` + entryCols + ` FROM history WHERE record_id = ? ORDER BY seq`,
+	qLog:           `SELECT ` + entryCols + ` FROM history WHERE seq > ? ORDER BY seq LIMIT ?`,
+	qHead:          `SELECT ` + entryCols + ` FROM history ORDER BY seq DESC LIMIT 1`,
+	qSetting:       `SELECT value FROM settings WHERE name = ?`,
+
+	qInsertRecord: `INSERT INTO records (urn, key, status, redirect, successor, reason, authority_id, created, updated, body)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	qUpdateRecord: `UPDATE records SET urn = ?, key = ?, status = ?, redirect = ?, successor = ?, reason = ?,
+		authority_id = ?, created = ?, updated = ?, body = ? WHERE id = ?`,
+	qInsertLocation:  `INSERT OR IGNORE INTO locations (key, record_id) VALUES (?, ?)`,
+	qDeleteLocations: `DELETE FROM locations WHERE record_id = ?`,
+	// One statement does all of PutKey: insert the key, or update it when
+	// the same record holds it; when another record holds it nothing
+	// changes (changes() = 0) and PutKey reports ErrKeyTaken.
+	qPutKey: `INSERT INTO keys (key, spelling, record_id, role, version) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (key) DO UPDATE SET spelling = excluded.spelling, role = excluded.role, version = excluded.version
+		WHERE keys.record_id = excluded.record_id`,
+	qDeleteKey:       `DELETE FROM keys WHERE key = ?`,
+	qInsertAuthority: `INSERT INTO authorities (name, prefixes, created, updated) VALUES (?, ?, ?, ?)`,
+	qUpdateAuthority: `UPDATE authorities SET name = ?, prefixes = ?, created = ?, updated = ? WHERE id = ?`,
+	qInsertToken:     `INSERT INTO tokens (authority_id, label, hash, created, revoked) VALUES (?, ?, ?, ?, ?)`,
+	qUpdateToken:     `UPDATE tokens SET authority_id = ?, label = ?, hash = ?, created = ?, revoked = ? WHERE id = ?`,
+	qInsertRule:      `INSERT INTO rules (prefix, target, created) VALUES (?, ?, ?)`,
+	qDeleteRule:      `DELETE FROM rules WHERE id = ?`,
+	qSetSetting:      `INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+	qAppend:          `INSERT INTO history (` + entryCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	qDataVersion:     `PRAGMA data_version`,
+}
+
+// stmts holds prepared statements; only the first numReadQueries are set
+// for the reader pool.
+type stmts [numQueries]*sql.Stmt
+
+type preparer interface {
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+}
+
+func prepare(ctx context.Context, p preparer, n query) (*stmts, error) {
+	var s stmts
+	for i := range n {
+		if sqlText[i] == "" {
+			continue
+		}
+		st, err := p.PrepareContext(ctx, sqlText[i])
+		if err != nil {
+			s.close()
+			return nil, fmt.Errorf("preparing %q: %w", sqlText[i], err)
+		}
+		s[i] = st
+	}
+	return &s, nil
+}
+
+func (s *stmts) close() {
+	for i, st := range s {
+		if st != nil {
+			st.Close()
+			s[i] = nil
+		}
+	}
+}

@@ -1,0 +1,416 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/urikit/urikit/resolver"
+)
+
+// reader implements resolver.Reader over a set of prepared statements: the
+// Store's over the reader pool, a tx's over the writer connection (so that
+// a transaction reads its own writes). live is checked before every call:
+// it fails once the store is closed or the transaction is over. db is the
+// reader pool, nil in a tx.
+type reader struct {
+	q    *stmts
+	db   *sql.DB
+	live func() error
+}
+
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func fromMicros(v int64) time.Time { return time.UnixMicro(v).UTC() }
+
+// scanRecord reads the recordCols of the current row. body is scanned as
+// sql.RawBytes (no copy); decodeBody copies what it keeps.
+func scanRecord(rows *sql.Rows, head ...any) (resolver.Record, error) {
+	var r resolver.Record
+	var status string
+	var created, updated int64
+	var body sql.RawBytes
+	dest := append(head, &r.ID, &r.URN, &r.Key, &status, &r.Redirect, &r.Successor, &r.Reason,
+		&r.AuthorityID, &created, &updated, &body)
+	if err := rows.Scan(dest...); err != nil {
+		return r, err
+	}
+	r.Status = resolver.Status(status)
+	r.Created, r.Updated = fromMicros(created), fromMicros(updated)
+	return r, decodeBody(body, &r)
+}
+
+// records runs a query whose rows are recordCols.
+func (rd reader) records(ctx context.Context, what string, q query, args ...any) ([]resolver.Record, error) {
+	if err := rd.live(); err != nil {
+		return nil, err
+	}
+	rows, err := rd.q[q].QueryContext(ctx, args...)
+	if err != nil {
+		return nil, storeErr(ctx, what, err)
+	}
+	defer rows.Close()
+	var out []resolver.Record
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return nil, storeErr(ctx, what, err)
+		}
+		out = append(out, r)
+	}
+	return out, storeErr(ctx, what, rows.Err())
+}
+
+func (rd reader) RecordByKey(ctx context.Context, key string) (resolver.Record, resolver.Role, error) {
+	if err := rd.live(); err != nil {
+		return resolver.Record{}, "", err
+	}
+	rows, err := rd.q[qRecordByKey].QueryContext(ctx, key)
+	if err != nil {
+		return resolver.Record{}, "", storeErr(ctx, "looking up a key", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return resolver.Record{}, "", storeErr(ctx, "looking up a key", err)
+		}
+		return resolver.Record{}, "", resolver.ErrNotFound
+	}
+	var role string
+	r, err := scanRecord(rows, &role)
+	if err != nil {
+		return resolver.Record{}, "", storeErr(ctx, "looking up a key", err)
+	}
+	return r, resolver.Role(role), nil
+}
+
+func (rd reader) Record(ctx context.Context, id int64) (resolver.Record, error) {
+	recs, err := rd.records(ctx, "reading a record", qRecord, id)
+	if err != nil {
+		return resolver.Record{}, err
+	}
+	if len(recs) == 0 {
+		return resolver.Record{}, resolver.ErrNotFound
+	}
+	return recs[0], nil
+}
+
+func (rd reader) RecordsByLocation(ctx context.Context, locKey string) ([]resolver.Record, error) {
+	return rd.records(ctx, "finding records by location", qRecordsByLocation, locKey)
+}
+
+func (rd reader) Records(ctx context.Context, after int64, limit int) ([]resolver.Record, error) {
+	if limit <= 0 {
+		return nil, rd.live() // SQLite reads LIMIT -1 as no limit at all
+	}
+	return rd.records(ctx, "listing records", qRecords, after, limit)
+}
+
+// keys runs a query whose rows are keyCols.
+func (rd reader) keys(ctx context.Context, st *sql.Stmt, args ...any) ([]resolver.Key, error) {
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, storeErr(ctx, "reading keys", err)
+	}
+	defer rows.Close()
+	var out []resolver.Key
+	for rows.Next() {
+		var k resolver.Key
+		var role string
+		if err := rows.Scan(&k.Key, &k.Spelling, &k.RecordID, &role, &k.Version); err != nil {
+			return nil, storeErr(ctx, "reading keys", err)
+		}
+		k.Role = resolver.Role(role)
+		out = append(out, k)
+	}
+	return out, storeErr(ctx, "reading keys", rows.Err())
+}
+
+func (rd reader) Keys(ctx context.Context, recordID int64) ([]resolver.Key, error) {
+	if err := rd.live(); err != nil {
+		return nil, err
+	}
+	return rd.keys(ctx, rd.q[qKeys], recordID)
+}
+
+// StaleKeys merges one range scan of the (version, key) index per version
+// below version: keys are versioned by small integers, and all but a few
+// are at the current one, so there are few such versions, and each scan
+// reads at most limit rows. The first limit keys of the union, in key
+// order, are the answer.
+func (rd reader) StaleKeys(ctx context.Context, version int, after string, limit int) ([]resolver.Key, error) {
+	if err := rd.live(); err != nil || limit <= 0 {
+		return nil, err
+	}
+	return readConsistent(ctx, rd, func(ctx context.Context, stmt func(query) *sql.Stmt) ([]resolver.Key, error) {
+		var out []resolver.Key
+		v := int64(-1 << 62)
+		for {
+			err := stmt(qStaleVersion).QueryRowContext(ctx, v, version).Scan(&v)
+			if errors.Is(err, sql.ErrNoRows) {
+				break
+			}
+			if err != nil {
+				return nil, storeErr(ctx, "finding stale keys", err)
+			}
+			ks, err := rd.keys(ctx, stmt(qStaleKeys), v, after, limit)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ks...)
+		}
+		slices.SortFunc(out, func(a, b resolver.Key) int { return strings.Compare(a.Key, b.Key) })
+		return out[:min(limit, len(out))], nil
+	})
+}
+
+func (rd reader) DuplicateLocations(ctx context.Context, after string, limit int) ([]resolver.Duplicate, error) {
+	if err := rd.live(); err != nil || limit <= 0 {
+		return nil, err
+	}
+	return readConsistent(ctx, rd, func(ctx context.Context, stmt func(query) *sql.Stmt) ([]resolver.Duplicate, error) {
+		rows, err := stmt(qDuplicateKeys).QueryContext(ctx, after, limit)
+		if err != nil {
+			return nil, storeErr(ctx, "finding duplicate locations", err)
+		}
+		var out []resolver.Duplicate
+		for rows.Next() {
+			var d resolver.Duplicate
+			if err := rows.Scan(&d.Key); err != nil {
+				rows.Close()
+				return nil, storeErr(ctx, "finding duplicate locations", err)
+			}
+			out = append(out, d)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, storeErr(ctx, "finding duplicate locations", err)
+		}
+		for i := range out {
+			urns, err := strs(ctx, stmt(qDuplicateURNs), out[i].Key)
+			if err != nil {
+				return nil, storeErr(ctx, "finding duplicate locations", err)
+			}
+			out[i].URNs = urns
+		}
+		return out, nil
+	})
+}
+
+func strs(ctx context.Context, st *sql.Stmt, args ...any) ([]string, error) {
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// readConsistent runs f, which makes several queries, on one snapshot of
+// the database. A tx's reader is one already; the Store's reader runs f in
+// a read transaction on one connection of the pool.
+func readConsistent[T any](ctx context.Context, rd reader, f func(context.Context, func(query) *sql.Stmt) (T, error)) (T, error) {
+	if rd.db == nil {
+		return f(ctx, func(q query) *sql.Stmt { return rd.q[q] })
+	}
+	var zero T
+	tx, err := rd.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return zero, storeErr(ctx, "starting a read transaction", err)
+	}
+	defer tx.Rollback() // a read transaction has nothing to commit
+	var bound [numReadQueries]*sql.Stmt
+	return f(ctx, func(q query) *sql.Stmt {
+		if bound[q] == nil {
+			bound[q] = tx.StmtContext(ctx, rd.q[q])
+		}
+		return bound[q]
+	})
+}
+
+func scanAuthority(sc interface{ Scan(...any) error }) (resolver.Authority, error) {
+	var a resolver.Authority
+	var prefixes string
+	var created, updated int64
+	if err := sc.Scan(&a.ID, &a.Name, &prefixes, &created, &updated); err != nil {
+		return a, err
+	}
+	a.Created, a.Updated = fromMicros(created), fromMicros(updated)
+	if err := json.Unmarshal([]byte(prefixes), &a.Prefixes); err != nil {
+		return a, errors.New("sqlite: malformed prefixes of authority")
+	}
+	return a, nil
+}
+
+func (rd reader) Authority(ctx context.Context, id int64) (resolver.Authority, error) {
+	if err := rd.live(); err != nil {
+		return resolver.Authority{}, err
+	}
+	a, err := scanAuthority(rd.q[qAuthority].QueryRowContext(ctx, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, resolver.ErrNotFound
+	}
+	return a, storeErr(ctx, "reading an authority", err)
+}
+
+func (rd reader) Authorities(ctx context.Context) ([]resolver.Authority, error) {
+	if err := rd.live(); err != nil {
+		return nil, err
+	}
+	rows, err := rd.q[qAuthorities].QueryContext(ctx)
+	if err != nil {
+		return nil, storeErr(ctx, "reading authorities", err)
+	}
+	defer rows.Close()
+	var out []resolver.Authority
+	for rows.Next() {
+		a, err := scanAuthority(rows)
+		if err != nil {
+			return nil, storeErr(ctx, "reading authorities", err)
+		}
+		out = append(out, a)
+	}
+	return out, storeErr(ctx, "reading authorities", rows.Err())
+}
+
+func scanToken(sc interface{ Scan(...any) error }) (resolver.Token, error) {
+	var t resolver.Token
+	var created int64
+	var revoked sql.NullInt64
+	if err := sc.Scan(&t.ID, &t.AuthorityID, &t.Label, &t.Hash, &created, &revoked); err != nil {
+		return t, err
+	}
+	t.Created = fromMicros(created)
+	if revoked.Valid {
+		t.Revoked = fromMicros(revoked.Int64)
+	}
+	return t, nil
+}
+
+func (rd reader) TokenByHash(ctx context.Context, hash []byte) (resolver.Token, error) {
+	if err := rd.live(); err != nil {
+		return resolver.Token{}, err
+	}
+	t, err := scanToken(rd.q[qTokenByHash].QueryRowContext(ctx, hash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, resolver.ErrNotFound
+	}
+	return t, storeErr(ctx, "reading a token", err)
+}
+
+func (rd reader) Tokens(ctx context.Context, authorityID int64) ([]resolver.Token, error) {
+	if err := rd.live(); err != nil {
+		return nil, err
+	}
+	rows, err := rd.q[qTokens].QueryContext(ctx, authorityID)
+	if err != nil {
+		return nil, storeErr(ctx, "reading tokens", err)
+	}
+	defer rows.Close()
+	var out []resolver.Token
+	for rows.Next() {
+		t, err := scanToken(rows)
+		if err != nil {
+			return nil, storeErr(ctx, "reading tokens", err)
+		}
+		out = append(out, t)
+	}
+	return out, storeErr(ctx, "reading tokens", rows.Err())
+}
+
+func (rd reader) Rules(ctx context.Context) ([]resolver.Rule, error) {
+	if err := rd.live(); err != nil {
+		return nil, err
+	}
+	rows, err := rd.q[qRules].QueryContext(ctx)
+	if err != nil {
+		return nil, storeErr(ctx, "reading rules", err)
+	}
+	defer rows.Close()
+	var out []resolver.Rule
+	for rows.Next() {
+		var r resolver.Rule
+		var created int64
+		if err := rows.Scan(&r.ID, &r.Prefix, &r.Target, &created); err != nil {
+			return nil, storeErr(ctx, "reading rules", err)
+		}
+		r.Created = fromMicros(created)
+		out = append(out, r)
+	}
+	return out, storeErr(ctx, "reading rules", rows.Err())
+}
+
+func scanEntry(sc interface{ Scan(...any) error }) (resolver.Entry, error) {
+	var e resolver.Entry
+	var t int64
+	var action string
+	var data []byte
+	if err := sc.Scan(&e.Seq, &t, &action, &e.Subject, &e.RecordID, &e.AuthorityID, &e.Actor, &data, &e.Prev, &e.Hash); err != nil {
+		return e, err
+	}
+	e.Time, e.Action, e.Data = fromMicros(t), resolver.Action(action), data
+	return e, nil
+}
+
+func (rd reader) entries(ctx context.Context, what string, q query, args ...any) ([]resolver.Entry, error) {
+	if err := rd.live(); err != nil {
+		return nil, err
+	}
+	rows, err := rd.q[q].QueryContext(ctx, args...)
+	if err != nil {
+		return nil, storeErr(ctx, what, err)
+	}
+	defer rows.Close()
+	var out []resolver.Entry
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, storeErr(ctx, what, err)
+		}
+		out = append(out, e)
+	}
+	return out, storeErr(ctx, what, rows.Err())
+}
+
+func (rd reader) History(ctx context.Context, recordID int64) ([]resolver.Entry, error) {
+	return rd.entries(ctx, "reading a record's history", qHistory, recordID)
+}
+
+func (rd reader) Log(ctx context.Context, after int64, limit int) ([]resolver.Entry, error) {
+	if limit <= 0 {
+		return nil, rd.live()
+	}
+	return rd.entries(ctx, "reading the history", qLog, after, limit)
+}
+
+func (rd reader) Head(ctx context.Context) (resolver.Entry, error) {
+	es, err := rd.entries(ctx, "reading the head of the history", qHead)
+	if err != nil || len(es) == 0 {
+		return resolver.Entry{}, err
+	}
+	return es[0], nil
+}
+
+func (rd reader) Setting(ctx context.Context, name string) (string, error) {
+	if err := rd.live(); err != nil {
+		return "", err
+	}
+	var v string
+	err := rd.q[qSetting].QueryRowContext(ctx, name).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", resolver.ErrNotFound
+	}
+	return v, storeErr(ctx, "reading a setting", err)
+}

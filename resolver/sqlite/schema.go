@@ -1,0 +1,240 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// applicationID marks a database file as urikit's (PRAGMA application_id,
+// bytes 68-71 of the file header), so that Open refuses a file some other
+// program wrote instead of adding tables to it. "URIk" in ASCII.
+const applicationID = 0x5552496b
+
+// A migration takes the schema from version-1 to version. Each runs in its
+// own transaction together with the row that records it in schema_version,
+// so a migration is applied completely or not at all, and a crash between
+// two migrations leaves a database that the next Open continues from.
+// Migrations are only ever appended to this list: a released one is never
+// edited, since databases in the field already ran it.
+type migration struct {
+	version int
+	name    string
+	stmts   []string
+}
+
+var migrations = []migration{
+	{1, "initial schema", []string{
+		// Naming authorities. Prefixes are a JSON array of canonical
+		// prefixes; the Service checks that they never overlap.
+		`CREATE TABLE authorities (
+			id       INTEGER PRIMARY KEY,
+			name     TEXT    NOT NULL,
+			prefixes TEXT    NOT NULL,
+			created  INTEGER NOT NULL, -- Unix microseconds, as every time here
+			updated  INTEGER NOT NULL
+		)`,
+		`CREATE TABLE tokens (
+			id           INTEGER PRIMARY KEY,
+			authority_id INTEGER NOT NULL REFERENCES authorities(id),
+			label        TEXT    NOT NULL,
+			hash         BLOB    NOT NULL UNIQUE, -- SHA-256 of the token
+			created      INTEGER NOT NULL,
+			revoked      INTEGER               -- NULL while valid
+		)`,
+		`CREATE INDEX tokens_authority ON tokens(authority_id)`,
+		// Records: the columns a lookup needs, and body, the compact encoding
+		// of aliases, locations and metadata (codec.go). IDs are never
+		// reused: records are never deleted.
+		`CREATE TABLE records (
+			id           INTEGER PRIMARY KEY,
+			urn          TEXT    NOT NULL,
+			key          TEXT    NOT NULL,
+			status       TEXT    NOT NULL CHECK (status IN ('active', 'withdrawn')),
+			redirect     INTEGER NOT NULL,
+			successor    TEXT    NOT NULL,
+			reason       TEXT    NOT NULL,
+			authority_id INTEGER NOT NULL,
+			created      INTEGER NOT NULL,
+			updated      INTEGER NOT NULL,
+			body         BLOB    NOT NULL
+		)`,
+		// Every key a record ever had. The primary key on key is the unique
+		// index that makes never-reuse and "exactly one record when
+		// equivalent names race" hold whoever writes the file. WITHOUT
+		// ROWID: the table is its own index, one B-tree descent per lookup.
+		`CREATE TABLE keys (
+			key       TEXT    NOT NULL PRIMARY KEY,
+			spelling  TEXT    NOT NULL,
+			record_id INTEGER NOT NULL REFERENCES records(id),
+			role      TEXT    NOT NULL CHECK (role IN ('name', 'alias', 'retired')),
+			version   INTEGER NOT NULL
+		) WITHOUT ROWID`,
+		`CREATE INDEX keys_record ON keys(record_id)`,
+		`CREATE INDEX keys_version ON keys(version, key)`,
+		// The location index for L2N, L2L and duplicate detection: one row
+		// per record and normalized location.
+		`CREATE TABLE locations (
+			key       TEXT    NOT NULL,
+			record_id INTEGER NOT NULL REFERENCES records(id),
+			PRIMARY KEY (key, record_id)
+		) WITHOUT ROWID`,
+		`CREATE INDEX locations_record ON locations(record_id)`,
+		// Delegation rules. AUTOINCREMENT: a removed rule's ID is never
+		// given to a new rule, so "rule:ID" in the history stays unambiguous.
+		`CREATE TABLE rules (
+			id      INTEGER PRIMARY KEY AUTOINCREMENT,
+			prefix  TEXT    NOT NULL UNIQUE,
+			target  TEXT    NOT NULL,
+			created INTEGER NOT NULL
+		)`,
+		`CREATE TABLE settings (
+			name  TEXT NOT NULL PRIMARY KEY,
+			value TEXT NOT NULL
+		) WITHOUT ROWID`,
+		// The history: one append-only log, seq without gaps from 1. data is
+		// a BLOB, so SQLite keeps the bytes exactly as given (the chain hash
+		// covers them).
+		`CREATE TABLE history (
+			seq          INTEGER PRIMARY KEY,
+			time         INTEGER NOT NULL,
+			action       TEXT    NOT NULL,
+			subject      TEXT    NOT NULL,
+			record_id    INTEGER NOT NULL,
+			authority_id INTEGER NOT NULL,
+			actor        TEXT    NOT NULL,
+			data         BLOB    NOT NULL,
+			prev         BLOB    NOT NULL,
+			hash         BLOB    NOT NULL
+		)`,
+		`CREATE INDEX history_record ON history(record_id, seq)`,
+	}},
+}
+
+// Latest is the schema version this build writes.
+var Latest = migrations[len(migrations)-1].version
+
+// Migration says what Migrate did: the schema version found and the one
+// left, and the names of the migrations applied in between.
+type Migration struct {
+	From, To int
+	Applied  []string
+}
+
+// ErrNewerSchema is returned (wrapped) by Open for a database whose schema
+// a newer urikit wrote: this build does not know its tables, and writing to
+// them could break what the newer one relies on.
+var ErrNewerSchema = errors.New("the database was written by a newer urikit")
+
+// migrate brings the schema on conn to Latest. It is safe when several
+// processes open the same new file at once: each migration re-reads the
+// version under the write lock (BEGIN IMMEDIATE) and skips what another
+// process applied in the meantime.
+func migrate(ctx context.Context, conn *sql.Conn) (Migration, error) {
+	var m Migration
+	if err := checkApplicationID(ctx, conn); err != nil {
+		return m, err
+	}
+	from, err := schemaVersion(ctx, conn)
+	if err != nil {
+		return m, err
+	}
+	m.From, m.To = from, from
+	if from > Latest {
+		return m, fmt.Errorf("%w: its schema is version %d, this build knows up to %d; upgrade urikit", ErrNewerSchema, from, Latest)
+	}
+	for _, mg := range migrations {
+		if mg.version <= m.To {
+			continue
+		}
+		applied, err := applyMigration(ctx, conn, mg)
+		if err != nil {
+			return m, fmt.Errorf("schema migration %d (%s): %w", mg.version, mg.name, err)
+		}
+		if applied {
+			m.Applied = append(m.Applied, fmt.Sprintf("%d: %s", mg.version, mg.name))
+		}
+		m.To = mg.version
+	}
+	return m, nil
+}
+
+// checkApplicationID refuses a file that is a database of another program,
+// and marks a fresh one as urikit's.
+func checkApplicationID(ctx context.Context, conn *sql.Conn) error {
+	var id int64
+	if err := conn.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&id); err != nil {
+		return err
+	}
+	switch id {
+	case applicationID:
+		return nil
+	case 0:
+		var tables int
+		if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name <> 'schema_version'`).Scan(&tables); err != nil {
+			return err
+		}
+		if tables > 0 {
+			return errors.New("the file holds an SQLite database that is not urikit's (its application_id is unset and it has tables of its own)")
+		}
+		_, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA application_id = %d`, applicationID))
+		return err
+	default:
+		return fmt.Errorf("the file holds an SQLite database of another program (application_id %#x)", id)
+	}
+}
+
+func schemaVersion(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (int, error) {
+	var exists int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_version'`).Scan(&exists)
+	if err != nil || exists == 0 {
+		return 0, err
+	}
+	var v int
+	err = q.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_version`).Scan(&v)
+	return v, err
+}
+
+func applyMigration(ctx context.Context, conn *sql.Conn, mg migration) (applied bool, err error) {
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		return false, err
+	}
+	defer func() {
+		if err != nil {
+			// A migration that failed half-way leaves nothing behind. The
+			// rollback error, if any, is less useful than err.
+			conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
+		}
+	}()
+	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (
+		version INTEGER PRIMARY KEY,
+		name    TEXT    NOT NULL,
+		applied INTEGER NOT NULL
+	)`); err != nil {
+		return false, err
+	}
+	v, err := schemaVersion(ctx, conn)
+	if err != nil {
+		return false, err
+	}
+	if v >= mg.version {
+		// Another process got here first.
+		_, err := conn.ExecContext(ctx, `COMMIT`)
+		return false, err
+	}
+	for _, s := range mg.stmts {
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			return false, err
+		}
+	}
+	if _, err := conn.ExecContext(ctx, `INSERT INTO schema_version (version, name, applied) VALUES (?, ?, ?)`,
+		mg.version, mg.name, time.Now().UnixMicro()); err != nil {
+		return false, err
+	}
+	_, err = conn.ExecContext(ctx, `COMMIT`)
+	return err == nil, err
+}

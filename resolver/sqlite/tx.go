@@ -1,0 +1,287 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/urikit/urikit/resolver"
+)
+
+// errTxDone is returned by a Tx used after its Update returned.
+var errTxDone = errors.New("sqlite: transaction used after Update returned")
+
+// tx is one Update: every statement runs on the writer connection, inside
+// the BEGIN IMMEDIATE that Update opened, so it holds SQLite's write lock
+// from start to end and nobody else (thread or process) writes meanwhile.
+// That lock is what serializes Append, and it also makes the two caches
+// below safe: nothing but this tx can change authorities or the history
+// while it runs.
+type tx struct {
+	reader
+	done bool
+
+	// auths caches Authorities for the transaction: the Service reads them
+	// for every record it writes, and an import writes thousands of records
+	// in one transaction. Dropped by every write to an authority.
+	auths []resolver.Authority
+	// head is the last entry of the history once read or appended.
+	head    resolver.Entry
+	hasHead bool
+}
+
+func (t *tx) check() error {
+	if t.done {
+		return errTxDone
+	}
+	return nil
+}
+
+// Authorities implements resolver.Reader, from the transaction's cache.
+func (t *tx) Authorities(ctx context.Context) ([]resolver.Authority, error) {
+	if t.auths == nil {
+		a, err := t.reader.Authorities(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if a == nil {
+			a = []resolver.Authority{}
+		}
+		t.auths = a
+	} else if err := t.check(); err != nil {
+		return nil, err
+	}
+	out := make([]resolver.Authority, len(t.auths))
+	for i, a := range t.auths {
+		a.Prefixes = slices.Clone(a.Prefixes)
+		out[i] = a
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// Head implements resolver.Reader, from the transaction's cache.
+func (t *tx) Head(ctx context.Context) (resolver.Entry, error) {
+	if err := t.check(); err != nil {
+		return resolver.Entry{}, err
+	}
+	if !t.hasHead {
+		h, err := t.reader.Head(ctx)
+		if err != nil {
+			return resolver.Entry{}, err
+		}
+		t.head, t.hasHead = h, true
+	}
+	return cloneEntry(t.head), nil
+}
+
+func cloneEntry(e resolver.Entry) resolver.Entry {
+	e.Data = slices.Clone(e.Data)
+	e.Prev = slices.Clone(e.Prev)
+	e.Hash = slices.Clone(e.Hash)
+	return e
+}
+
+// exec runs a write statement and returns the number of rows it changed.
+func (t *tx) exec(ctx context.Context, what string, q query, args ...any) (sql.Result, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	res, err := t.q[q].ExecContext(ctx, args...)
+	if err != nil {
+		return nil, storeErr(ctx, what, err)
+	}
+	return res, nil
+}
+
+func affected(ctx context.Context, what string, res sql.Result) (int64, error) {
+	n, err := res.RowsAffected()
+	return n, storeErr(ctx, what, err)
+}
+
+func recordArgs(r *resolver.Record) []any {
+	return []any{r.URN, r.Key, string(r.Status), r.Redirect, r.Successor, r.Reason, r.AuthorityID,
+		micros(r.Created), micros(r.Updated), encodeBody(r)}
+}
+
+func (t *tx) insertLocations(ctx context.Context, r *resolver.Record) error {
+	for _, l := range r.Locations {
+		if _, err := t.exec(ctx, "indexing a location", qInsertLocation, l.Key, r.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *tx) InsertRecord(ctx context.Context, rec *resolver.Record) error {
+	res, err := t.exec(ctx, "inserting a record", qInsertRecord, recordArgs(rec)...)
+	if err != nil {
+		return err
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return storeErr(ctx, "inserting a record", err)
+	}
+	rec.ID = id
+	return t.insertLocations(ctx, rec)
+}
+
+func (t *tx) UpdateRecord(ctx context.Context, rec resolver.Record) error {
+	res, err := t.exec(ctx, "updating a record", qUpdateRecord, append(recordArgs(&rec), rec.ID)...)
+	if err != nil {
+		return err
+	}
+	if n, err := affected(ctx, "updating a record", res); err != nil {
+		return err
+	} else if n == 0 {
+		return resolver.ErrNotFound
+	}
+	if _, err := t.exec(ctx, "re-indexing locations", qDeleteLocations, rec.ID); err != nil {
+		return err
+	}
+	return t.insertLocations(ctx, &rec)
+}
+
+func (t *tx) PutKey(ctx context.Context, k resolver.Key) error {
+	res, err := t.exec(ctx, "storing a key", qPutKey, k.Key, k.Spelling, k.RecordID, string(k.Role), k.Version)
+	if err != nil {
+		return err
+	}
+	if n, err := affected(ctx, "storing a key", res); err != nil {
+		return err
+	} else if n == 0 {
+		return fmt.Errorf("key %q: %w", k.Key, resolver.ErrKeyTaken)
+	}
+	return nil
+}
+
+func (t *tx) DeleteKey(ctx context.Context, key string) error {
+	_, err := t.exec(ctx, "deleting a key", qDeleteKey, key)
+	return err
+}
+
+func prefixesJSON(p []string) string {
+	if p == nil {
+		p = []string{}
+	}
+	b, _ := json.Marshal(p) // a []string always marshals
+	return string(b)
+}
+
+func (t *tx) InsertAuthority(ctx context.Context, a *resolver.Authority) error {
+	t.auths = nil
+	res, err := t.exec(ctx, "inserting an authority", qInsertAuthority, a.Name, prefixesJSON(a.Prefixes), micros(a.Created), micros(a.Updated))
+	if err != nil {
+		return err
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return storeErr(ctx, "inserting an authority", err)
+	}
+	a.ID = id
+	return nil
+}
+
+func (t *tx) UpdateAuthority(ctx context.Context, a resolver.Authority) error {
+	t.auths = nil
+	res, err := t.exec(ctx, "updating an authority", qUpdateAuthority, a.Name, prefixesJSON(a.Prefixes), micros(a.Created), micros(a.Updated), a.ID)
+	if err != nil {
+		return err
+	}
+	if n, err := affected(ctx, "updating an authority", res); err != nil {
+		return err
+	} else if n == 0 {
+		return resolver.ErrNotFound
+	}
+	return nil
+}
+
+func revokedArg(tok *resolver.Token) any {
+	if tok.Revoked.IsZero() {
+		return nil
+	}
+	return micros(tok.Revoked)
+}
+
+func (t *tx) InsertToken(ctx context.Context, tok *resolver.Token) error {
+	res, err := t.exec(ctx, "inserting a token", qInsertToken, tok.AuthorityID, tok.Label, tok.Hash, micros(tok.Created), revokedArg(tok))
+	if err != nil {
+		return err
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return storeErr(ctx, "inserting a token", err)
+	}
+	tok.ID = id
+	return nil
+}
+
+func (t *tx) UpdateToken(ctx context.Context, tok resolver.Token) error {
+	res, err := t.exec(ctx, "updating a token", qUpdateToken, tok.AuthorityID, tok.Label, tok.Hash, micros(tok.Created), revokedArg(&tok), tok.ID)
+	if err != nil {
+		return err
+	}
+	if n, err := affected(ctx, "updating a token", res); err != nil {
+		return err
+	} else if n == 0 {
+		return resolver.ErrNotFound
+	}
+	return nil
+}
+
+func (t *tx) InsertRule(ctx context.Context, r *resolver.Rule) error {
+	res, err := t.exec(ctx, "inserting a rule", qInsertRule, r.Prefix, r.Target, micros(r.Created))
+	if err != nil {
+		return err
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return storeErr(ctx, "inserting a rule", err)
+	}
+	r.ID = id
+	return nil
+}
+
+func (t *tx) DeleteRule(ctx context.Context, id int64) error {
+	_, err := t.exec(ctx, "deleting a rule", qDeleteRule, id)
+	return err
+}
+
+func (t *tx) SetSetting(ctx context.Context, name, value string) error {
+	_, err := t.exec(ctx, "storing a setting", qSetSetting, name, value)
+	return err
+}
+
+// nonNil makes an empty BLOB of a nil slice: database/sql binds nil as NULL,
+// and the history's columns are NOT NULL.
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// Append seals e against the last entry and stores it. Update's BEGIN
+// IMMEDIATE holds the database's write lock for the whole transaction, so
+// the last entry cannot change under it: no other writer, in this process
+// or another, runs until this transaction ends.
+func (t *tx) Append(ctx context.Context, e *resolver.Entry) error {
+	last, err := t.Head(ctx)
+	if err != nil {
+		return err
+	}
+	resolver.Seal(last, e)
+	if _, err := t.exec(ctx, "appending to the history", qAppend, e.Seq, micros(e.Time), string(e.Action), e.Subject,
+		e.RecordID, e.AuthorityID, e.Actor, nonNil(e.Data), nonNil(e.Prev), e.Hash); err != nil {
+		return err
+	}
+	t.head, t.hasHead = cloneEntry(*e), true
+	return nil
+}
+
+var _ resolver.Tx = (*tx)(nil)

@@ -1,0 +1,329 @@
+// urikit resolver page: the maintainer's tools. Reading needs none of this;
+// the script only talks to this resolver's JSON API, and the token a
+// maintainer pastes lives in sessionStorage (this tab, until it closes) and
+// travels only in the Authorization header of API writes.
+(function () {
+  'use strict';
+
+  var api = document.body.getAttribute('data-api') || '/api/v1';
+  var TOKEN_KEY = 'urikit.token';
+  var FLASH_KEY = 'urikit.flash';
+  var memoryToken = ''; // when sessionStorage is unavailable
+
+  // ---- Names in URLs ----
+
+  // encodeName makes a name one path segment of the API
+  // (/api/v1/names/{urn}): pchar stays (RFC 3986 §3.3), everything else is
+  // percent-encoded, "%", "/", "?" and "#" among it. The server decodes the
+  // segment once and gets the name back exactly.
+  function encodeName(name) {
+    return name.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@]/gu, function (c) {
+      try { return encodeURIComponent(c); } catch (e) { return '%EF%BF%BD'; } // a lone surrogate
+    });
+  }
+
+  // pageURL is the address of a name's page, as the server builds it: the
+  // raw name after /names/, unless the browser would rewrite that path (dot
+  // segments, also as %2e) or the name has a ? or # part.
+  function pageURL(name) {
+    var dot = name.split('/').some(function (s) {
+      s = s.toLowerCase().split('%2e').join('.');
+      return s === '.' || s === '..';
+    });
+    if (dot || /[?#]/.test(name) || /[^\x21-\x7e]/.test(name)) {
+      return '/?urn=' + encodeURIComponent(name);
+    }
+    return '/names/' + name;
+  }
+
+  // ---- Token ----
+
+  function getToken() {
+    try { return window.sessionStorage.getItem(TOKEN_KEY) || ''; } catch (e) { return memoryToken; }
+  }
+  function setToken(t) {
+    memoryToken = t;
+    try {
+      if (t) { window.sessionStorage.setItem(TOKEN_KEY, t); } else { window.sessionStorage.removeItem(TOKEN_KEY); }
+    } catch (e) { /* memoryToken holds it */ }
+  }
+
+  function flash(msg) {
+    try { window.sessionStorage.setItem(FLASH_KEY, msg); } catch (e) { /* no flash then */ }
+  }
+  function showFlash() {
+    var el = document.getElementById('flash');
+    var msg = '';
+    try {
+      msg = window.sessionStorage.getItem(FLASH_KEY) || '';
+      window.sessionStorage.removeItem(FLASH_KEY);
+    } catch (e) { return; }
+    if (el && msg) {
+      el.textContent = msg;
+      el.hidden = false;
+    }
+  }
+
+  // ---- The API ----
+
+  // call sends one request to the API and reads its answer: the JSON body
+  // on success, the problem details (RFC 9457) otherwise.
+  function call(method, name, suffix, body, auth) {
+    var headers = { 'Accept': 'application/json, application/problem+json' };
+    if (auth) { headers['Authorization'] = 'Bearer ' + getToken(); }
+    if (body !== undefined) { headers['Content-Type'] = 'application/json'; }
+    return fetch(api + '/names/' + encodeName(name) + (suffix || ''), {
+      method: method, headers: headers, body: body, cache: 'no-store', credentials: 'omit'
+    }).then(function (resp) {
+      var ct = resp.headers.get('Content-Type') || '';
+      var parse = /json/.test(ct) ? resp.json().catch(function () { return null; }) : Promise.resolve(null);
+      return parse.then(function (data) {
+        if (resp.ok) { return { ok: true, status: resp.status, data: data }; }
+        return { ok: false, status: resp.status, problem: data || { title: resp.statusText || 'Request failed' } };
+      });
+    }, function (err) {
+      return { ok: false, status: 0, problem: { title: 'The resolver did not answer', detail: String(err && err.message || err) } };
+    });
+  }
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) { e.className = cls; }
+    if (text !== undefined) { e.textContent = text; }
+    return e;
+  }
+
+  // showProblem writes a problem into box, as text (never as HTML).
+  function showProblem(box, status, p) {
+    box.replaceChildren();
+    box.className = 'result error';
+    var title = (status ? status + ' ' : '') + (p.title || 'Request failed');
+    box.appendChild(el('span', 'title', title));
+    if (p.detail) { box.appendChild(el('p', '', p.detail)); }
+    if (p.field) {
+      var where = 'Field: ' + p.field;
+      if (typeof p.offset === 'number') { where += ', at byte ' + p.offset; }
+      box.appendChild(el('p', '', where));
+    }
+    if (p.record) {
+      var line = el('p', '', 'In the way: ');
+      var a = el('a', '', p.record);
+      a.href = pageURL(p.record);
+      line.appendChild(a);
+      box.appendChild(line);
+    }
+    box.hidden = false;
+  }
+  function showLocal(box, title, detail) { showProblem(box, 0, { title: title, detail: detail }); }
+
+  // ---- The editor ----
+
+  function Editor(section) {
+    var form = section.querySelector('#editor');
+    var list = form.querySelector('#ed-locations');
+    var tpl = document.getElementById('location-row');
+    var result = form.querySelector('#ed-result');
+    var save = form.querySelector('#ed-save');
+    var mode = section.getAttribute('data-mode');
+    var loaded = false;
+
+    function renumber() {
+      Array.prototype.forEach.call(list.children, function (li, i) {
+        var n = i + 1;
+        li.querySelector('.loc-url').setAttribute('aria-label', 'URL of location ' + n);
+        li.querySelector('.loc-type').setAttribute('aria-label', 'Media type of location ' + n);
+        li.querySelector('.loc-label').setAttribute('aria-label', 'Label of location ' + n);
+        li.querySelector('[data-act=up] .vh').textContent = 'Move location ' + n + ' up';
+        li.querySelector('[data-act=down] .vh').textContent = 'Move location ' + n + ' down';
+        li.querySelector('[data-act=remove] .vh').textContent = 'Remove location ' + n;
+      });
+    }
+    function addRow(loc) {
+      var li = tpl.content.firstElementChild.cloneNode(true);
+      li.querySelector('.loc-url').value = loc && loc.url || '';
+      li.querySelector('.loc-type').value = loc && loc.type || '';
+      li.querySelector('.loc-label').value = loc && loc.label || '';
+      list.appendChild(li);
+      renumber();
+      return li;
+    }
+    function fill(rec) {
+      list.replaceChildren();
+      (rec.locations || []).forEach(addRow);
+      if (!list.children.length) { addRow(); }
+      form.querySelector('#ed-aliases').value = (rec.aliases || []).join('\n');
+      var meta = rec.metadata && Object.keys(rec.metadata).length ? JSON.stringify(rec.metadata, null, 2) : '';
+      form.querySelector('#ed-metadata').value = meta;
+      form.querySelector('#ed-redirect').value = String(rec.redirect || 303);
+    }
+
+    list.addEventListener('click', function (ev) {
+      var b = ev.target.closest('button[data-act]');
+      if (!b) { return; }
+      var li = b.closest('li');
+      switch (b.getAttribute('data-act')) {
+        case 'up':
+          if (li.previousElementSibling) { list.insertBefore(li, li.previousElementSibling); }
+          b.focus();
+          break;
+        case 'down':
+          if (li.nextElementSibling) { list.insertBefore(li.nextElementSibling, li); }
+          b.focus();
+          break;
+        case 'remove':
+          li.remove();
+          form.querySelector('#ed-add-location').focus();
+          break;
+      }
+      renumber();
+    });
+    form.querySelector('#ed-add-location').addEventListener('click', function () {
+      addRow().querySelector('.loc-url').focus();
+    });
+
+    // body builds the PUT body as text, so that the metadata goes out as
+    // the maintainer wrote it (JSON.parse would round big numbers).
+    function body() {
+      var locs = [];
+      Array.prototype.forEach.call(list.children, function (li) {
+        var l = {
+          url: li.querySelector('.loc-url').value.trim(),
+          type: li.querySelector('.loc-type').value.trim(),
+          label: li.querySelector('.loc-label').value.trim()
+        };
+        if (!l.url && !l.type && !l.label) { return; }
+        if (!l.type) { delete l.type; }
+        if (!l.label) { delete l.label; }
+        locs.push(l);
+      });
+      var aliases = form.querySelector('#ed-aliases').value.split('\n')
+        .map(function (s) { return s.trim(); }).filter(Boolean);
+      var meta = form.querySelector('#ed-metadata').value.trim();
+      if (meta) {
+        var parsed;
+        try { parsed = JSON.parse(meta); } catch (e) {
+          showLocal(result, 'The metadata is not JSON', String(e.message || e));
+          return null;
+        }
+        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+          showLocal(result, 'The metadata must be a JSON object', 'Write it in braces: {"title": "…"}');
+          return null;
+        }
+      }
+      return '{"locations":' + JSON.stringify(locs) + ',"aliases":' + JSON.stringify(aliases) +
+        ',"redirect":' + Number(form.querySelector('#ed-redirect').value) +
+        (meta ? ',"metadata":' + meta : '') + '}';
+    }
+
+    form.addEventListener('submit', function (ev) {
+      ev.preventDefault();
+      result.hidden = true;
+      var name = mode === 'new' ? form.querySelector('#ed-urn').value.trim() : section.getAttribute('data-urn');
+      if (!name) {
+        showLocal(result, 'Enter the name to register', 'A URN such as urn:example:report-2024.');
+        return;
+      }
+      var b = body();
+      if (b === null) { return; }
+      save.disabled = true;
+      call('PUT', name, '', b, true).then(function (res) {
+        save.disabled = false;
+        if (!res.ok) { showProblem(result, res.status, res.problem); return; }
+        var urn = res.data && res.data.urn || name;
+        flash(res.status === 201 ? 'Registered ' + urn + '.' : 'Saved ' + urn + '.');
+        window.location.assign(pageURL(urn));
+      });
+    });
+
+    this.show = function () {
+      form.hidden = false;
+      if (loaded) { return; }
+      loaded = true;
+      if (mode !== 'edit') { addRow(); return; }
+      // Start from the record as the API has it now.
+      call('GET', section.getAttribute('data-urn'), '', undefined, false).then(function (res) {
+        if (!res.ok) { showProblem(result, res.status, res.problem); return; }
+        fill(res.data || {});
+      });
+    };
+    this.hide = function () { form.hidden = true; };
+  }
+
+  function Withdraw(section) {
+    var form = section.querySelector('#withdraw');
+    if (!form) { return null; }
+    var result = form.querySelector('#wd-result');
+    var submit = form.querySelector('#wd-submit');
+    form.addEventListener('submit', function (ev) {
+      ev.preventDefault();
+      result.hidden = true;
+      if (!form.querySelector('#wd-confirm').checked) {
+        showLocal(result, 'Confirm the withdrawal', 'Tick the box: a withdrawn name can never be used again.');
+        return;
+      }
+      var name = section.getAttribute('data-urn');
+      var b = JSON.stringify({
+        reason: form.querySelector('#wd-reason').value.trim(),
+        successor: form.querySelector('#wd-successor').value.trim()
+      });
+      submit.disabled = true;
+      call('POST', name, '/withdraw', b, true).then(function (res) {
+        submit.disabled = false;
+        if (!res.ok) { showProblem(result, res.status, res.problem); return; }
+        flash('Withdrew ' + name + '.');
+        window.location.assign(section.getAttribute('data-page') || pageURL(name));
+      });
+    });
+    return { show: function () { form.hidden = false; }, hide: function () { form.hidden = true; } };
+  }
+
+  function initMaintain(section) {
+    var tokenForm = section.querySelector('#token-form');
+    var tokenInput = section.querySelector('#token');
+    var state = section.querySelector('#token-state');
+    var stateText = section.querySelector('#token-text');
+    var editor = new Editor(section);
+    var withdraw = Withdraw(section);
+
+    function update() {
+      var t = getToken();
+      tokenForm.hidden = !!t;
+      state.hidden = !t;
+      if (t) {
+        stateText.textContent = 'Using the token ending in …' + t.slice(-4) + ' (this tab only).';
+        editor.show();
+        if (withdraw) { withdraw.show(); }
+      } else {
+        editor.hide();
+        if (withdraw) { withdraw.hide(); }
+      }
+    }
+    tokenForm.addEventListener('submit', function (ev) {
+      ev.preventDefault();
+      var t = tokenInput.value.trim().replace(/^Bearer\s+/i, '');
+      tokenInput.value = '';
+      if (!t) { tokenInput.focus(); return; }
+      setToken(t);
+      update();
+    });
+    section.querySelector('#token-forget').addEventListener('click', function () {
+      setToken('');
+      update();
+      tokenInput.focus();
+    });
+    section.hidden = false;
+    update();
+  }
+
+  function init() {
+    showFlash();
+    var section = document.getElementById('maintain');
+    if (section) { initMaintain(section); }
+  }
+
+  if (document.readyState === 'loading') {
+    document.addEventListener('DOMContentLoaded', init);
+  } else {
+    init();
+  }
+})();

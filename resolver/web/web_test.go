@@ -1,0 +1,386 @@
+package web
+
+import (
+	"bufio"
+	"fmt"
+	"html"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// server serves the page alone (no JSON API) on loopback.
+func server(t *testing.T) (*httptest.Server, *fixture) {
+	t.Helper()
+	fx := newFixture(t)
+	srv := httptest.NewServer(New(fx.svc, Options{}))
+	t.Cleanup(srv.Close)
+	return srv, fx
+}
+
+// get fetches target from srv as sent, without redirects, and returns the
+// answer with its body.
+func get(t *testing.T, srv *httptest.Server, target string) (*http.Response, string) {
+	t.Helper()
+	return do(t, srv, "GET", target)
+}
+
+func do(t *testing.T, srv *httptest.Server, method, target string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Opaque keeps the target exactly as written: the client neither
+	// cleans nor re-encodes it.
+	req.URL.Opaque = target
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(b)
+}
+
+func wantStatus(t *testing.T, resp *http.Response, body string, code int) {
+	t.Helper()
+	if resp.StatusCode != code {
+		t.Fatalf("%s: status %d, want %d\n%s", resp.Request.URL.Opaque, resp.StatusCode, code, body)
+	}
+}
+
+func wantIn(t *testing.T, body string, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if !strings.Contains(body, p) {
+			t.Errorf("page lacks %q", p)
+		}
+	}
+}
+
+// text strips tags and collapses white space, for checks of what a reader
+// sees.
+func text(body string) string {
+	body = regexp.MustCompile(`(?s)<[^>]*>`).ReplaceAllString(body, " ")
+	body = html.UnescapeString(body)
+	return strings.Join(strings.Fields(body), " ")
+}
+
+func TestHome(t *testing.T) {
+	srv, _ := server(t)
+	resp, body := get(t, srv, "/")
+	wantStatus(t, resp, body, 200)
+	if ct := resp.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	csp := resp.Header.Get("Content-Security-Policy")
+	for _, d := range []string{"script-src 'self'", "default-src 'none'", "frame-ancestors 'none'"} {
+		if !strings.Contains(csp, d) {
+			t.Errorf("CSP %q lacks %q", csp, d)
+		}
+	}
+	wantIn(t, body, `<form class="search big" action="/" method="get"`, `name="urn"`, `<label for="home-urn">`, `<h1 id="home-h">Resolve a name</h1>`)
+	// Nothing from elsewhere: every src and href of the page's own assets
+	// is a path on this origin, and there is no inline script or style.
+	for _, m := range regexp.MustCompile(`(?:src|href)="([^"]*)"`).FindAllStringSubmatch(body, -1) {
+		if strings.HasPrefix(m[0], "src") && !strings.HasPrefix(m[1], "/") {
+			t.Errorf("external resource %q", m[1])
+		}
+	}
+	if strings.Count(body, "<script") != 1 || !strings.Contains(body, `<script src="/static/app.js?v=`) {
+		t.Errorf("want exactly the one external script")
+	}
+	if strings.Contains(body, "<style") || strings.Contains(body, " style=") || strings.Contains(body, " on") && regexp.MustCompile(` on[a-z]+=`).MatchString(body) {
+		t.Errorf("inline style or event handler")
+	}
+	// The token form is hidden until the script shows it, so that without
+	// a script nobody types a token into a form that would GET it.
+	wantIn(t, body, `<section id="maintain" class="card" aria-labelledby="maint-h" data-mode="new" hidden>`)
+}
+
+func TestSearchFindsEquivalentName(t *testing.T) {
+	srv, _ := server(t)
+	// The form's GET, with the name as a browser encodes it.
+	resp, body := get(t, srv, "/?urn="+url.QueryEscape(" URN:ISBN:0-395-36341-1\n"))
+	wantStatus(t, resp, body, 200)
+	tx := text(body)
+	wantIn(t, tx,
+		"urn:isbn:9780395363416", "Active", "3 locations", "redirect 302 Found",
+		"1 https://books.example.org/lotr text/html Catalogue entry",
+		"2 https://mirror.example.net/books/9780395363416.pdf application/pdf Full text (PDF)",
+		"3 ftp://ftp.example.net/pub/lotr.epub application/epub+zip —",
+		"Aliases urn:example:lotr",
+		`"title": "The Lord of the Rings"`,
+		"Namespace identifier (NID) ISBN formal", "Namespace-specific string (NSS) 0-395-36341-1",
+		"Canonical form (RFC 8141 §3.1) urn:isbn:0-395-36341-1",
+		"Equivalence key urn:isbn:9780395363416 after the namespace's own equivalence rules",
+		"RFC 3187",
+	)
+	// The search box keeps the name as entered (trimmed).
+	wantIn(t, body, `value="URN:ISBN:0-395-36341-1"`)
+	// Locations in order.
+	a := strings.Index(body, "books.example.org/lotr")
+	b := strings.Index(body, "mirror.example.net")
+	c := strings.Index(body, "ftp.example.net")
+	if !(a < b && b < c) {
+		t.Errorf("locations out of order: %d %d %d", a, b, c)
+	}
+	// The history: two name entries, each with time, action, actor, hash.
+	hist := body[strings.Index(body, `id="hist-h"`):]
+	hist = hist[:strings.Index(hist, "</table>")]
+	rows := regexp.MustCompile(`(?s)<tr><td class="num">(\d+)</td><td class="nowrap"><time datetime="([^"]+)">([^<]+)</time></td><td><strong>([a-z ]+)</strong>.*?<code>([^<]+)</code></td><td><code class="hash" title="SHA-256 ([0-9a-f]{64})">([0-9a-f]{12})</code>`).FindAllStringSubmatch(hist, -1)
+	if len(rows) != 2 {
+		t.Fatalf("history has %d rows, want 2:\n%s", len(rows), hist)
+	}
+	if rows[0][4] != "registered" || rows[1][4] != "changed" {
+		t.Errorf("actions %q %q", rows[0][4], rows[1][4])
+	}
+	for _, r := range rows {
+		if !strings.HasPrefix(r[6], r[7]) || !strings.HasPrefix(r[5], "token:") || !strings.HasSuffix(r[3], "UTC") {
+			t.Errorf("history row %q", r[1:])
+		}
+	}
+}
+
+func TestNamePagePathStyle(t *testing.T) {
+	srv, _ := server(t)
+	resp, body := get(t, srv, "/names/urn:isbn:9780395363416")
+	wantStatus(t, resp, body, 200)
+	wantIn(t, text(body), "Registered name urn:isbn:9780395363416", "Canonical form (RFC 8141 §3.1) urn:isbn:9780395363416 as written")
+	// The machine links carry the name as written in the query and as one
+	// encoded segment in the API path.
+	wantIn(t, body, `href="/uri-res/N2C?urn:isbn:9780395363416"`, `href="/api/v1/names/urn:isbn:9780395363416"`)
+	// The edit form is for the record's own name.
+	wantIn(t, body, `data-mode="edit" data-urn="urn:isbn:9780395363416"`)
+}
+
+func TestAliasPage(t *testing.T) {
+	srv, _ := server(t)
+	resp, body := get(t, srv, "/names/URN:EXAMPLE:lotr")
+	wantStatus(t, resp, body, 200)
+	wantIn(t, text(body), "You asked for URN:EXAMPLE:lotr , an alias of urn:isbn:9780395363416 : it resolves exactly like that name.")
+	wantIn(t, body, `href="/names/urn:isbn:9780395363416"`)
+}
+
+func TestWithdrawnPage(t *testing.T) {
+	srv, _ := server(t)
+	resp, body := get(t, srv, "/names/urn:example:old-report")
+	wantStatus(t, resp, body, 410)
+	if l := resp.Header.Get("Link"); l != `<urn:isbn:9780395363416>; rel="successor-version"` {
+		t.Errorf("Link %q", l)
+	}
+	wantIn(t, text(body), "410 · withdrawn name", "Withdrawn", "This name was withdrawn",
+		"Reason superseded by the revised edition", "Successor urn:isbn:9780395363416")
+	wantIn(t, body, `<a rel="successor-version" href="/names/urn:isbn:9780395363416">`)
+	if strings.Contains(body, `id="maintain"`) {
+		t.Error("a withdrawn name offers maintenance")
+	}
+}
+
+func TestUnknownName(t *testing.T) {
+	srv, _ := server(t)
+	resp, body := get(t, srv, "/names/urn:nbn:de:101-12345?=lang=de")
+	wantStatus(t, resp, body, 404)
+	wantIn(t, text(body), "404 · not registered here", "Not registered", "No record for this name here",
+		"Namespace identifier (NID) nbn formal", "q-component (?=) lang=de", "r-component (?+) none")
+	wantIn(t, body, `data-mode="register" data-urn="urn:nbn:de:101-12345"`)
+
+	// A name under a delegation rule says where it goes.
+	resp, body = get(t, srv, "/names/urn:nbn:ch:bel-9039")
+	wantStatus(t, resp, body, 404)
+	wantIn(t, text(body), "Names under urn:nbn:ch: are delegated to https://nbn.example.ch/resolve/")
+}
+
+func TestRComponent(t *testing.T) {
+	srv, _ := server(t)
+	resp, body := get(t, srv, "/names/urn:isbn:9780395363416?+s=I2Ls")
+	wantStatus(t, resp, body, 200)
+	wantIn(t, text(body), "r-component (?+) s=I2Ls directives: s=I2Ls ; resolution service I2Ls")
+	// Any other query is not part of the name.
+	resp, body = get(t, srv, "/names/urn:isbn:9780395363416?utm=x")
+	wantStatus(t, resp, body, 200)
+	if strings.Contains(body, "As asked") {
+		t.Error("a plain query was taken into the name")
+	}
+}
+
+func TestMalformed(t *testing.T) {
+	srv, _ := server(t)
+	for _, tc := range []struct {
+		target, before, at string
+		offset             int
+	}{
+		{"/?urn=" + url.QueryEscape("urn:example:a b"), "urn:example:a", " ", 13},
+		{"/names/urn:exa_mple:x", "urn:exa", "_", 7},
+		{"/?urn=" + url.QueryEscape("urn:x:"), "urn:x", ":", 5},
+		{"/?urn=" + url.QueryEscape("urn:example:"), "urn:example:", "", 12},
+		{"/?urn=" + url.QueryEscape("urn:exämple:x"), "urn:ex", "ä", 6},
+		{"/?urn=" + url.QueryEscape("urn:example:\x01<b>"), "urn:example:", `\x01`, 12},
+	} {
+		resp, body := get(t, srv, tc.target)
+		wantStatus(t, resp, body, 400)
+		m := regexp.MustCompile(`(?s)<pre class="caret"[^>]*><code>(.*?)<mark>(.*?)</mark>(.*?)</code><code class="caret-line" aria-hidden="true">( *)\^</code>`).FindStringSubmatch(body)
+		if m == nil {
+			t.Fatalf("%s: no caret display\n%s", tc.target, body)
+		}
+		if m[1] != tc.before || (tc.at != "" && m[2] != tc.at) {
+			t.Errorf("%s: marked %q|%q", tc.target, m[1], m[2])
+		}
+		if want := len([]rune(m[1])); len(m[4]) != want {
+			t.Errorf("%s: caret at column %d, want %d", tc.target, len(m[4]), want)
+		}
+		wantIn(t, text(body), fmt.Sprintf("At byte %d of", tc.offset))
+		if strings.Count(body, "<b>") != 0 {
+			t.Errorf("%s: input not escaped", tc.target)
+		}
+	}
+}
+
+// TestRawPath: the bytes of the name after /names/ are the name, with no
+// cleaning and no decoding.
+func TestRawPath(t *testing.T) {
+	srv, _ := server(t)
+	resp, body := get(t, srv, "/names/urn:example:a//b/../c")
+	wantStatus(t, resp, body, 200)
+	wantIn(t, body, "https://example.org/dots")
+	resp, body = get(t, srv, "/names/urn:example:x%2Fy")
+	wantStatus(t, resp, body, 200)
+	wantIn(t, body, "https://example.org/encoded-slash")
+	resp, body = get(t, srv, "/names/urn:example:x/y")
+	wantStatus(t, resp, body, 200)
+	wantIn(t, body, "https://example.org/raw-slash")
+	// %2f is the same name as %2F (RFC 8141 §3.1: hex case).
+	resp, body = get(t, srv, "/names/urn:example:x%2fy")
+	wantStatus(t, resp, body, 200)
+	wantIn(t, body, "https://example.org/encoded-slash")
+	// A link to a name with a dot segment goes through the form's query,
+	// since a browser would remove the segment from a path.
+	_, body = get(t, srv, "/")
+	if got := pageURL("urn:example:a//b/../c"); got != "/?urn=urn%3Aexample%3Aa%2F%2Fb%2F..%2Fc" {
+		t.Errorf("pageURL %q", got)
+	}
+	if got := pageURL("urn:example:x/%2E/y"); !strings.HasPrefix(got, "/?urn=") {
+		t.Errorf("pageURL %q", got)
+	}
+	if got := pageURL("urn:example:x%2Fy"); got != "/names/urn:example:x%2Fy" {
+		t.Errorf("pageURL %q", got)
+	}
+}
+
+// TestAbsoluteForm sends a request target in absolute form (RFC 9112
+// §3.2.2) over a raw connection.
+func TestAbsoluteForm(t *testing.T) {
+	srv, _ := server(t)
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET http://%s/names/urn:example:a//b/../c HTTP/1.1\r\nHost: %[1]s\r\nConnection: close\r\n\r\n", srv.Listener.Addr())
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(b), "https://example.org/dots") {
+		t.Fatalf("status %d\n%s", resp.StatusCode, b)
+	}
+}
+
+func TestEscaping(t *testing.T) {
+	srv, _ := server(t)
+	resp, body := get(t, srv, "/names/urn:example:hostile")
+	wantStatus(t, resp, body, 200)
+	if strings.Count(body, "<script") != 1 {
+		t.Error("a script element came from the data")
+	}
+	if strings.Contains(body, `href="javascript:`) {
+		t.Error("javascript: link")
+	}
+	wantIn(t, body, `href="#ZgotmplZ"`, `&lt;script&gt;alert(&#34;label&#34;)&lt;/script&gt;`, `&lt;/code&gt;&lt;/pre&gt;&lt;script&gt;`,
+		`href="https://example.org/?q=%27onmouseover=alert%282%29"`)
+}
+
+func TestMethodsAndLimits(t *testing.T) {
+	srv, _ := server(t)
+	resp, body := do(t, srv, "POST", "/names/urn:isbn:9780395363416")
+	wantStatus(t, resp, body, 405)
+	if resp.Header.Get("Allow") != "GET, HEAD" {
+		t.Errorf("Allow %q", resp.Header.Get("Allow"))
+	}
+	resp, body = do(t, srv, "HEAD", "/names/urn:example:old-report")
+	wantStatus(t, resp, body, 410)
+	if body != "" {
+		t.Error("HEAD with a body")
+	}
+	resp, body = get(t, srv, "/names/urn:example:"+strings.Repeat("a", DefaultMaxTarget))
+	wantStatus(t, resp, body, 414)
+	resp, body = get(t, srv, "/nowhere")
+	wantStatus(t, resp, body, 404)
+	resp, body = get(t, srv, "/names/")
+	wantStatus(t, resp, body, 303)
+	resp, body = get(t, srv, "/?urn=%zz")
+	wantStatus(t, resp, body, 400)
+	resp, body = get(t, srv, "/?q=%zz")
+	wantStatus(t, resp, body, 200)
+}
+
+func TestStatic(t *testing.T) {
+	srv, _ := server(t)
+	_, home := get(t, srv, "/")
+	css := regexp.MustCompile(`href="(/static/app\.css\?v=[0-9a-f]+)"`).FindStringSubmatch(home)
+	if css == nil {
+		t.Fatal("no stylesheet link")
+	}
+	resp, body := get(t, srv, css[1])
+	wantStatus(t, resp, body, 200)
+	if resp.Header.Get("Content-Type") != "text/css; charset=utf-8" || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") {
+		t.Errorf("headers %v", resp.Header)
+	}
+	resp, body = get(t, srv, "/static/app.js")
+	wantStatus(t, resp, body, 200)
+	if resp.Header.Get("Cache-Control") != "no-cache" || !strings.Contains(body, "sessionStorage") {
+		t.Errorf("app.js: %v", resp.Header)
+	}
+	req, _ := http.NewRequest("GET", srv.URL+"/static/app.js", nil)
+	req.Header.Set("If-None-Match", resp.Header.Get("ETag"))
+	r2, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2.Body.Close()
+	if r2.StatusCode != 304 {
+		t.Errorf("revalidation: %d", r2.StatusCode)
+	}
+	resp, body = get(t, srv, "/static/icon.svg")
+	wantStatus(t, resp, body, 200)
+	resp, body = get(t, srv, "/static/../web.go")
+	wantStatus(t, resp, body, 404)
+}
+
+func TestPathSegment(t *testing.T) {
+	for in, want := range map[string]string{
+		"urn:example:a/b":      "urn:example:a%2Fb",
+		"urn:example:a%2Fb":    "urn:example:a%252Fb",
+		"urn:example:a?+s=I2L": "urn:example:a%3F+s=I2L",
+		"urn:example:a#f":      "urn:example:a%23f",
+		"urn:ex:é":             "urn:ex:%C3%A9",
+	} {
+		if got := pathSegment(in); got != want {
+			t.Errorf("pathSegment(%q) = %q, want %q", in, got, want)
+		}
+		if back, err := url.PathUnescape(pathSegment(in)); err != nil || back != in {
+			t.Errorf("%q does not decode back: %q %v", in, back, err)
+		}
+	}
+}
