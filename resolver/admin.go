@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/urikit/urikit/uri"
 )
@@ -31,8 +30,8 @@ func mayManage(p Principal, id int64) error {
 }
 
 func checkPersonName(field, s string) error {
-	if strings.TrimSpace(s) == "" || len(s) > maxNameBytes || !utf8.ValidString(s) {
-		return invalid(field, -1, "must be UTF-8 text of 1 to %d bytes", maxNameBytes)
+	if strings.TrimSpace(s) == "" || len(s) > maxNameBytes || !isText(s) {
+		return invalid(field, -1, "must be UTF-8 text of 1 to %d bytes, without NUL", maxNameBytes)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"mime"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -314,9 +315,12 @@ func (s *Service) checkInput(u urn.URN, in RecordInput) (Record, []string, error
 			if _, _, err := mime.ParseMediaType(l.Type); err != nil {
 				return Record{}, nil, invalid(field+".type", -1, "not a media type: %v", err)
 			}
+			if i := strings.IndexByte(l.Type, 0); i >= 0 {
+				return Record{}, nil, invalid(field+".type", i, "not a media type: NUL in a parameter")
+			}
 		}
-		if len(l.Label) > maxLabelBytes || !utf8.ValidString(l.Label) {
-			return Record{}, nil, invalid(field+".label", -1, "a label is UTF-8 text of at most %d bytes", maxLabelBytes)
+		if len(l.Label) > maxLabelBytes || !isText(l.Label) {
+			return Record{}, nil, invalid(field+".label", -1, "a label is UTF-8 text of at most %d bytes, without NUL", maxLabelBytes)
 		}
 		rec.Locations = append(rec.Locations, l)
 	}
@@ -327,6 +331,12 @@ func (s *Service) checkInput(u urn.URN, in RecordInput) (Record, []string, error
 	}
 	rec.Metadata = meta
 	return rec, aliasKeys, nil
+}
+
+// isText reports whether s is UTF-8 text a database's text type stores:
+// PostgreSQL's text cannot hold NUL, so no backend is given one.
+func isText(s string) bool {
+	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
 }
 
 // checkMetadata accepts a JSON object (or nothing) and returns it compacted.
@@ -551,8 +561,8 @@ func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, succe
 			return Record{}, err
 		}
 	}
-	if len(reason) > maxLabelBytes || !utf8.ValidString(reason) {
-		return Record{}, invalid("reason", -1, "a reason is UTF-8 text of at most %d bytes", maxLabelBytes)
+	if len(reason) > maxLabelBytes || !isText(reason) {
+		return Record{}, invalid("reason", -1, "a reason is UTF-8 text of at most %d bytes, without NUL", maxLabelBytes)
 	}
 	if p.Admin {
 		return Record{}, errorf(KindForbidden, "the admin token manages authorities; names are withdrawn with a naming authority's token")

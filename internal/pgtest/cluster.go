@@ -231,6 +231,9 @@ func (c *Cluster) stop(sig syscall.Signal) error {
 	}
 	cmd, exited := c.cmd, c.exited
 	c.cmd, c.exited = nil, nil
+	for _, p := range serverProcs(cmd.Process.Pid) {
+		syscall.Kill(p.pid, syscall.SIGCONT) // a frozen server could not stop
+	}
 	cmd.Process.Signal(sig)
 	select {
 	case <-exited:
@@ -240,6 +243,41 @@ func (c *Cluster) stop(sig syscall.Signal) error {
 		<-exited
 		return errors.New("pgtest: postgres did not stop within a minute; killed")
 	}
+}
+
+// Freeze stops every process of the server (SIGSTOP) without closing
+// anything: connections stay open and unanswered, as with a server that
+// hangs or a network that drops packets. Thaw resumes it.
+func (c *Cluster) Freeze() error { return c.signalAll(syscall.SIGSTOP) }
+
+// Thaw resumes a frozen server.
+func (c *Cluster) Thaw() error { return c.signalAll(syscall.SIGCONT) }
+
+// signalAll signals the postmaster and every process it started (each
+// backend is a session of its own, so a process group does not reach
+// them). The postmaster goes first on SIGSTOP, so that it forks no new
+// backend meanwhile, and last on SIGCONT.
+func (c *Cluster) signalAll(sig syscall.Signal) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cmd == nil {
+		return errors.New("pgtest: server not running")
+	}
+	root := c.cmd.Process.Pid
+	if sig == syscall.SIGSTOP {
+		if err := syscall.Kill(root, sig); err != nil {
+			return err
+		}
+	}
+	for _, p := range serverProcs(root) {
+		if p.pid != root {
+			syscall.Kill(p.pid, sig) // one may have exited meanwhile
+		}
+	}
+	if sig != syscall.SIGSTOP {
+		return syscall.Kill(root, sig)
+	}
+	return nil
 }
 
 // Running reports whether the server process is up.
@@ -328,8 +366,8 @@ func (c *Cluster) uniqueName() string {
 
 // NewReplica makes a streaming replica of c with pg_basebackup -R into a
 // data directory beside c's, starts it (hot standby, read-only) on another
-// loopback port, and waits until it accepts connections. Close on c closes
-// the replica too.
+// loopback port, and waits until it accepts connections and streams from
+// c. Close on c closes the replica too.
 func (c *Cluster) NewReplica() (*Cluster, error) {
 	c.mu.Lock()
 	n := len(c.replicas) + 1
@@ -349,10 +387,41 @@ func (c *Cluster) NewReplica() (*Cluster, error) {
 		os.RemoveAll(r.data)
 		return nil, err
 	}
+	if err := r.waitStreaming(ctx); err != nil {
+		r.Stop()
+		os.RemoveAll(r.data)
+		return nil, err
+	}
 	c.mu.Lock()
 	c.replicas = append(c.replicas, r)
 	c.mu.Unlock()
 	return r, nil
+}
+
+// waitStreaming waits until a standby's WAL receiver streams from its
+// primary: a standby that has just started may first replay what it has
+// and retry the connection seconds later.
+func (c *Cluster) waitStreaming(ctx context.Context) error {
+	conn, err := pgx.Connect(ctx, c.DSN("postgres"))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	for {
+		var status string
+		err := conn.QueryRow(ctx, "SELECT coalesce((SELECT status FROM pg_stat_wal_receiver), '')").Scan(&status)
+		if err != nil {
+			return fmt.Errorf("pgtest: replica: %w", err)
+		}
+		if status == "streaming" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("pgtest: replica not streaming (%q): %w\n%s", status, ctx.Err(), c.Log())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 func logSince(path string, offset int64) string {

@@ -106,3 +106,65 @@ func TestServerStopsAndReturns(t *testing.T) {
 		t.Fatalf("history after the faults: %d entries, %v; want %d", n, err, acked+2)
 	}
 }
+
+// TestServerHangs freezes the server (every process stopped, connections
+// left open and unanswered): calls fail with KindUnavailable within the
+// Store's Timeout instead of hanging, and work again once it thaws.
+func TestServerHangs(t *testing.T) {
+	c := pgtest.Start(t, pgtest.Options{})
+	const timeout = 700 * time.Millisecond
+	st := open(t, c.NewDB(t), postgres.Options{Timeout: timeout, ConnectTimeout: 300 * time.Millisecond})
+	svc := resolver.New(st, resolver.Options{AdminToken: "admin"})
+	ctx := context.Background()
+	admin, _ := svc.Authenticate(ctx, "admin")
+	if _, _, err := svc.CreateAuthority(ctx, admin, "Example", []string{"urn:example:"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Freeze(); err != nil {
+		t.Fatal(err)
+	}
+	thawed := false
+	defer func() {
+		if !thawed {
+			c.Thaw()
+		}
+	}()
+	for name, call := range map[string]func() error{
+		"lookup": func() error { _, err := svc.Lookup(ctx, urn.MustParse("urn:example:x")); return err },
+		"write": func() error {
+			_, err := svc.AddRule(ctx, admin, "urn:nbn:de:", "https://de.example/")
+			return err
+		},
+	} {
+		start := time.Now()
+		err := call()
+		took := time.Since(start)
+		t.Logf("%s on a hung server failed after %v", name, took.Round(time.Millisecond))
+		if resolver.KindOf(err) != resolver.KindUnavailable {
+			t.Errorf("%s on a hung server: %v, want unavailable", name, err)
+		}
+		// The read may run twice (a retry on a broken connection), each
+		// bounded by the timeout; nothing waits longer.
+		if took > 2*timeout+500*time.Millisecond {
+			t.Errorf("%s took %v on a hung server (timeout %v)", name, took, timeout)
+		}
+	}
+	if err := c.Thaw(); err != nil {
+		t.Fatal(err)
+	}
+	thawed = true
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		_, err := svc.AddRule(ctx, admin, "urn:nbn:ch:", "https://ch.example/")
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("writes did not come back after the thaw: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := svc.Lookup(ctx, urn.MustParse("urn:example:x")); resolver.KindOf(err) != resolver.KindNotFound {
+		t.Fatalf("lookup after the thaw: %v", err)
+	}
+}

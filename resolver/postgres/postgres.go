@@ -26,14 +26,25 @@
 // With Options.ReadDSN, reads outside transactions go to a replica, under
 // two rules. A replica read never goes behind what this process already
 // knows of: it is served by the replica only when the replica has
-// replayed at least the last version this process was notified of (and
-// the version the context asks for, see ReadAfter); otherwise it waits
+// replayed at least the last version this process was notified of or
+// committed itself (and the version the context asks for, see ReadAfter:
+// how a client reads its own write through another process); otherwise
+// it waits
 // for the replica up to Options.ReplicaWait and then asks the primary. So
 // a replica read lags behind the primary by at most the time a
 // notification takes to arrive, and a client that presents the version
 // of its own write (Commit, ReadAfter) reads it. While this process is
 // not listening (the primary is unreachable), every read goes to the
 // primary. Writes and reads inside Update always go to the primary.
+//
+// # Connections
+//
+// Each Store keeps a pool of up to Options.MaxConns connections to the
+// primary (and as many to the replica), plus one session that LISTENs:
+// that one must reach the server directly or through a pooler in session
+// mode (LISTEN does not work through transaction pooling). The schema
+// keeps keys and prefixes in the "C" collation, whatever the database's
+// locale.
 package postgres
 
 import (
@@ -80,6 +91,7 @@ type Store struct {
 	rgate   *versionGate  // version reads on the replica, nil without one
 
 	applied     atomic.Int64 // every change up to this version has reached the watchers
+	committed   atomic.Int64 // the last version this process committed
 	listening   atomic.Bool  // the listener is connected and caught up
 	replicaSeen atomic.Int64 // the replica has replayed at least this version
 
@@ -97,18 +109,7 @@ type Store struct {
 // string), migrates its schema unless Options.NoMigrate, and starts
 // listening for changes.
 func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
-	if opts.Timeout <= 0 {
-		opts.Timeout = 5 * time.Second
-	}
-	if opts.ConnectTimeout <= 0 {
-		opts.ConnectTimeout = 2 * time.Second
-	}
-	if opts.MaxConns <= 0 {
-		opts.MaxConns = 16
-	}
-	if opts.ReplicaWait <= 0 {
-		opts.ReplicaWait = 100 * time.Millisecond
-	}
+	opts = opts.withDefaults()
 	pool, err := newPool(ctx, dsn, opts)
 	if err != nil {
 		return nil, err
@@ -134,7 +135,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		if v != SchemaVersion {
 			return fail(fmt.Errorf("%w (found %d, want %d)", errSchema, v, SchemaVersion))
 		}
-	} else if _, err := Migrate(ctx, pool); err != nil {
+	} else if _, err := migrate(ctx, pool); err != nil {
 		return fail(err)
 	}
 	s.gate = &versionGate{pool: pool, timeout: opts.Timeout}
@@ -149,6 +150,22 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	s.stop = stop
 	go s.listen(lctx, pool.Config().ConnConfig.Copy())
 	return s, nil
+}
+
+func (opts Options) withDefaults() Options {
+	if opts.Timeout <= 0 {
+		opts.Timeout = 5 * time.Second
+	}
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = 2 * time.Second
+	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = 16
+	}
+	if opts.ReplicaWait <= 0 {
+		opts.ReplicaWait = 100 * time.Millisecond
+	}
+	return opts
 }
 
 func newPool(ctx context.Context, dsn string, opts Options) (*pgxpool.Pool, error) {

@@ -63,10 +63,14 @@ func TestReplicaReads(t *testing.T) {
 	in := instance{st: st, svc: svc, maint: m}
 	waitListening(t, st)
 
-	// Steady state: reads are served by the replica.
-	if err := put(ctx, in, "urn:example:r-0", 0); err != nil {
+	// Steady state: reads are served by the replica, once it streams (a
+	// standby that has just started may take seconds to connect).
+	wctx, commit := postgres.TrackCommits(ctx)
+	if err := put(wctx, in, "urn:example:r-0", 0); err != nil {
 		t.Fatal(err)
 	}
+	rconn := connect(t, rdsn)
+	waitReplay(t, rconn, commit.Version())
 	before := st.Stats()
 	for range 50 {
 		if got, err := roundOf(ctx, in, "urn:example:r-0"); err != nil || got != 0 {
@@ -82,11 +86,10 @@ func TestReplicaReads(t *testing.T) {
 	// presented by the client, is read (from the primary, after waiting
 	// ReplicaWait), and so is any read through this process, which was
 	// notified of the write.
-	rconn := connect(t, rdsn)
 	if _, err := rconn.Exec(ctx, "SELECT pg_wal_replay_pause()"); err != nil {
 		t.Fatal(err)
 	}
-	wctx, commit := postgres.TrackCommits(ctx)
+	wctx, commit = postgres.TrackCommits(ctx)
 	if err := put(wctx, in, "urn:example:r-0", 1); err != nil {
 		t.Fatal(err)
 	}
@@ -130,6 +133,32 @@ func TestReplicaReads(t *testing.T) {
 	}
 
 	measureLag(t, in, rconn, dsn)
+}
+
+// waitReplay waits until the replica has replayed version v.
+func waitReplay(t *testing.T, rconn *pgx.Conn, v int64) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		// Before the replica replays the schema, there is no head yet.
+		var got int64
+		var exists bool
+		if err := rconn.QueryRow(context.Background(), "SELECT to_regclass('head') IS NOT NULL").Scan(&exists); err != nil {
+			t.Fatal(err)
+		}
+		if exists {
+			if err := rconn.QueryRow(context.Background(), "SELECT version FROM head").Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got >= v {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica has not replayed version %d after 30s (at %d)", v, got)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // measureLag writes through the Store and measures, for each write, how

@@ -120,12 +120,22 @@ const SchemaVersion = 1
 // between processes starting at once ("urikit" in ASCII).
 const migrationLock = 0x75726b6974
 
-// Migrate brings the database's schema up to SchemaVersion and returns the
-// version it found. Several processes may call it at once: they take turns
-// under an advisory lock, and the ones after the first find nothing to do.
-// A database whose schema is newer than this build is an error (an older
-// urikit must not write to it).
-func Migrate(ctx context.Context, pool *pgxpool.Pool) (from int, err error) {
+// Migrate brings the schema of the database dsn names up to SchemaVersion
+// (urikit migrate; Open does it too, unless Options.NoMigrate) and returns
+// the version it found. Several processes may migrate at once: they take
+// turns under an advisory lock, and the ones after the first find nothing
+// to do. A database whose schema is newer than this build is an error (an
+// older urikit must not write to it).
+func Migrate(ctx context.Context, dsn string) (from int, err error) {
+	pool, err := newPool(ctx, dsn, Options{}.withDefaults())
+	if err != nil {
+		return 0, err
+	}
+	defer pool.Close()
+	return migrate(ctx, pool)
+}
+
+func migrate(ctx context.Context, pool *pgxpool.Pool) (from int, err error) {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return 0, mapErr(err)

@@ -152,24 +152,31 @@ func (s *Store) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
 }
 
 // advance raises applied to v (it never goes back).
-func (s *Store) advance(v int64) {
+func (s *Store) advance(v int64) { raise(&s.applied, v) }
+
+// raise sets a to v if v is greater, and returns a's value.
+func raise(a *atomic.Int64, v int64) int64 {
 	for {
-		old := s.applied.Load()
-		if v <= old || s.applied.CompareAndSwap(old, v) {
-			return
+		old := a.Load()
+		if v <= old {
+			return old
+		}
+		if a.CompareAndSwap(old, v) {
+			return v
 		}
 	}
 }
 
 // readPool picks where a read outside a transaction goes: the replica
 // when it has replayed everything the read must see (the last version
-// this process was notified of, and the context's ReadAfter), after
+// this process was notified of or committed, and the context's
+// ReadAfter), after
 // waiting up to ReplicaWait for it; else the primary.
 func (s *Store) readPool(ctx context.Context) querier {
 	if s.replica == nil || !s.listening.Load() {
 		return s.pool
 	}
-	need := max(s.applied.Load(), minVersion(ctx))
+	need := max(s.applied.Load(), s.committed.Load(), minVersion(ctx))
 	if s.replicaSeen.Load() >= need {
 		return s.replica
 	}
@@ -196,17 +203,7 @@ func (s *Store) readPool(ctx context.Context) querier {
 
 // seeReplica records that the replica has replayed version v, and returns
 // the highest version it is known to have replayed.
-func (s *Store) seeReplica(v int64) int64 {
-	for {
-		old := s.replicaSeen.Load()
-		if v <= old {
-			return old
-		}
-		if s.replicaSeen.CompareAndSwap(old, v) {
-			return v
-		}
-	}
-}
+func (s *Store) seeReplica(v int64) int64 { return raise(&s.replicaSeen, v) }
 
 // ---- read-your-writes ----
 
@@ -222,14 +219,7 @@ type Commit struct{ v atomic.Int64 }
 // 0 when there was none.
 func (c *Commit) Version() int64 { return c.v.Load() }
 
-func (c *Commit) note(v int64) {
-	for {
-		old := c.v.Load()
-		if v <= old || c.v.CompareAndSwap(old, v) {
-			return
-		}
-	}
-}
+func (c *Commit) note(v int64) { raise(&c.v, v) }
 
 // TrackCommits returns a context whose Updates record their commit's
 // version in the returned Commit. An HTTP layer wraps a write request's
@@ -292,6 +282,9 @@ type versionRead struct {
 }
 
 func (g *versionGate) read(ctx context.Context) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	g.mu.Lock()
 	var r *versionRead
 	if g.running == nil {

@@ -40,6 +40,7 @@ func (s *Store) Update(ctx context.Context, fn func(resolver.Tx) error) error {
 		var version int64
 		version, err = s.update(ctx, fn)
 		if err == nil {
+			raise(&s.committed, version)
 			if c, ok := ctx.Value(commitKey{}).(*Commit); ok {
 				c.note(version)
 			}
@@ -73,16 +74,13 @@ func (s *Store) update(ctx context.Context, fn func(resolver.Tx) error) (int64, 
 		return t.version, ptx.Commit(ctx)
 	}
 	t.version++
-	if _, err := ptx.Exec(ctx, `UPDATE head SET seq = $1, hash = $2, version = $3 WHERE id = 1`,
-		t.seq, nonNil(t.hash), t.version); err != nil {
-		return 0, err
-	}
 	payloads, err := t.payloads(ctx)
 	if err != nil {
 		return 0, err
 	}
-	if _, err := ptx.Exec(ctx, `SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS u(p, n) ORDER BY n`,
-		channel, payloads); err != nil {
+	if _, err := ptx.Exec(ctx, `WITH h AS (UPDATE head SET seq = $1, hash = $2, version = $3 WHERE id = 1)
+		SELECT pg_notify($4, p) FROM unnest($5::text[]) WITH ORDINALITY AS u(p, n) ORDER BY n`,
+		t.seq, nonNil(t.hash), t.version, channel, payloads); err != nil {
 		return 0, err
 	}
 	return t.version, ptx.Commit(ctx)
@@ -171,8 +169,10 @@ type tx struct {
 	hash    []byte // and its Hash
 	version int64
 	wrote   bool
-	keys    map[string]bool // lookup keys changed
-	recs    map[int64]bool  // records changed (their keys are looked up at commit)
+	keys    map[string]bool      // lookup keys changed
+	recs    map[int64]bool       // records changed (their keys are looked up at commit)
+	auths   []resolver.Authority // read once per transaction (every Put asks)
+	authsOK bool
 }
 
 func (t *tx) exec(ctx context.Context, sql string, args ...any) (int64, error) {
@@ -201,8 +201,24 @@ func (t *tx) DuplicateLocations(ctx context.Context, after string, limit int) ([
 func (t *tx) Authority(ctx context.Context, id int64) (resolver.Authority, error) {
 	return t.authority(ctx, id)
 }
+
+// Authorities reads the authorities once per transaction: the Service
+// asks for every record of a batch, and nobody else changes them while
+// this transaction holds the head lock (its own changes reset the copy).
 func (t *tx) Authorities(ctx context.Context) ([]resolver.Authority, error) {
-	return t.authorities(ctx)
+	if !t.authsOK {
+		as, err := t.authorities(ctx)
+		if err != nil {
+			return nil, err
+		}
+		t.auths, t.authsOK = as, true
+	}
+	out := make([]resolver.Authority, len(t.auths))
+	for i, a := range t.auths {
+		a.Prefixes = slices.Clone(a.Prefixes)
+		out[i] = a
+	}
+	return out, nil
 }
 func (t *tx) TokenByHash(ctx context.Context, h []byte) (resolver.Token, error) {
 	return t.tokenByHash(ctx, h)
@@ -256,15 +272,12 @@ func locationKeys(r *resolver.Record) []string {
 
 func (t *tx) InsertRecord(ctx context.Context, r *resolver.Record) error {
 	t.wrote = true
-	err := t.tx.QueryRow(ctx, `INSERT INTO records (urn, key, aliases, loc_urls, loc_types, loc_labels, loc_keys,
+	// One statement, one round trip: the record, then its location keys.
+	return t.tx.QueryRow(ctx, `WITH r AS (INSERT INTO records (urn, key, aliases, loc_urls, loc_types, loc_labels, loc_keys,
 		metadata, status, redirect, successor, reason, authority_id, created, updated)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id`,
-		recordArgs(r)...).Scan(&r.ID)
-	if err != nil {
-		return err
-	}
-	_, err = t.exec(ctx, `INSERT INTO locations (key, record_id) SELECT DISTINCT unnest($1::text[]), $2::bigint`, locationKeys(r), r.ID)
-	return err
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id),
+	l AS (INSERT INTO locations (key, record_id) SELECT DISTINCT unnest($16::text[]), (SELECT id FROM r))
+	SELECT id FROM r`, append(recordArgs(r), locationKeys(r))...).Scan(&r.ID)
 }
 
 func (t *tx) UpdateRecord(ctx context.Context, r resolver.Record) error {
@@ -333,12 +346,13 @@ func (t *tx) DeleteKey(ctx context.Context, key string) error {
 }
 
 func (t *tx) InsertAuthority(ctx context.Context, a *resolver.Authority) error {
-	t.wrote = true
+	t.wrote, t.authsOK = true, false
 	return t.tx.QueryRow(ctx, `INSERT INTO authorities (name, prefixes, created, updated) VALUES ($1, $2, $3, $4) RETURNING id`,
 		a.Name, nonNilStrings(a.Prefixes), a.Created, a.Updated).Scan(&a.ID)
 }
 
 func (t *tx) UpdateAuthority(ctx context.Context, a resolver.Authority) error {
+	t.authsOK = false
 	n, err := t.exec(ctx, `UPDATE authorities SET name = $2, prefixes = $3, created = $4, updated = $5 WHERE id = $1`,
 		a.ID, a.Name, nonNilStrings(a.Prefixes), a.Created, a.Updated)
 	if err == nil && n == 0 {
