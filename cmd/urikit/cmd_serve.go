@@ -226,8 +226,14 @@ func serve(s *stdio, c serveConfig, logger *slog.Logger) error {
 		Metrics:   prometheus.NewRegistry(),
 		Pages:     web.New(svc, web.Options{Logger: logger}),
 	}
-	if pg, ok := store.(*postgres.Store); ok && c.readDB != "" {
-		opts.Positions = pgPositions{pg}
+	if _, ok := store.(*postgres.Store); ok && c.readDB != "" {
+		opts.Positions = httpapi.VersionPositions{
+			Commits: func(ctx context.Context) (context.Context, func() int64) {
+				ctx, c := postgres.TrackCommits(ctx)
+				return ctx, c.Version
+			},
+			After: postgres.ReadAfter,
+		}
 	}
 	srv := &http.Server{
 		Handler:           httpapi.New(svc, opts),
@@ -294,29 +300,6 @@ type slogWriter struct{ l *slog.Logger }
 func (w slogWriter) Write(p []byte) (int, error) {
 	w.l.Warn(strings.TrimSpace(string(p)), "source", "http.Server")
 	return len(p), nil
-}
-
-// pgPositions is read-your-writes with a PostgreSQL read replica: a
-// write's answer carries the primary's directory version after it, and a
-// read that presents it is served by the replica only once the replica
-// has replayed that far (else by the primary).
-type pgPositions struct{ st *postgres.Store }
-
-func (p pgPositions) Position(ctx context.Context) (string, error) {
-	v, err := p.st.Version(ctx)
-	if err != nil {
-		return "", err
-	}
-	return "v" + strconv.FormatInt(v, 10), nil
-}
-
-func (p pgPositions) ReadAfter(ctx context.Context, pos string) (context.Context, error) {
-	n, err := strconv.ParseInt(strings.TrimPrefix(pos, "v"), 10, 64)
-	if err != nil || n < 0 || !strings.HasPrefix(pos, "v") {
-		return nil, &resolver.Error{Kind: resolver.KindInvalid, Field: httpapi.PositionHeader, Offset: -1,
-			Message: "not a position this resolver gave: " + strconv.Quote(pos)}
-	}
-	return postgres.ReadAfter(ctx, n), nil
 }
 
 // schemaReport says what the store's schema is, for people.
