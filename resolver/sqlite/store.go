@@ -78,6 +78,8 @@ type Store struct {
 type writer struct {
 	conn *sql.Conn
 	q    *stmts
+	// bulk holds the multi-row INSERTs of bulk.go, prepared on first use.
+	bulk [numBulkTables]*sql.Stmt
 	// dataVersion is PRAGMA data_version as Changed last saw it. On the
 	// writer connection it changes only when another connection commits,
 	// and this process's readers never write: so only another process.
@@ -210,6 +212,17 @@ func dsn(path string, pragmas ...string) string {
 	return "file://" + (&url.URL{Path: p}).EscapedPath() + "?" + q.Encode()
 }
 
+// close closes the writer's prepared statements (not its connection).
+func (w *writer) close() {
+	w.q.close()
+	for i, st := range w.bulk {
+		if st != nil {
+			st.Close()
+			w.bulk[i] = nil
+		}
+	}
+}
+
 func (w *writer) readDataVersion(ctx context.Context) (int64, error) {
 	var v int64
 	err := w.q[qDataVersion].QueryRowContext(ctx).Scan(&v)
@@ -298,7 +311,7 @@ func (s *Store) discardWriter() {
 	if s.w == nil {
 		return
 	}
-	s.w.q.close()
+	s.w.close()
 	s.w.conn.Raw(func(any) error { return driver.ErrBadConn }) // tells database/sql to close it
 	s.w.conn.Close()
 	s.w = nil
@@ -315,7 +328,7 @@ func (s *Store) Update(ctx context.Context, fn func(resolver.Tx) error) (err err
 		s.rollback(w)
 		return storeErr(ctx, "starting a write transaction", err)
 	}
-	t := &tx{}
+	t := &tx{w: w}
 	t.reader = reader{q: w.q, live: t.check}
 	committed := false
 	defer func() {
@@ -418,7 +431,7 @@ func (s *Store) release() error {
 		errs = append(errs, s.rdb.Close())
 	}
 	if s.w != nil {
-		s.w.q.close()
+		s.w.close()
 		errs = append(errs, s.w.conn.Close())
 		s.w = nil
 	}
