@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"runtime"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/sqlite"
@@ -74,12 +76,15 @@ func perfService(b *testing.B, dir string) (*sqlite.Store, *resolver.Service) {
 // 50,000 records/s. Run with -benchtime 1x.
 func BenchmarkImport(b *testing.B) {
 	n := perfCount("URIKIT_PERF_IMPORT", 100_000)
+	var cpu time.Duration
 	for range b.N {
 		b.StopTimer()
 		dir := b.TempDir()
 		st, svc := perfService(b, dir)
 		b.StartTimer()
+		start := cpuTime()
 		perfImport(b, svc, n)
+		cpu += cpuTime() - start
 		b.StopTimer()
 		head, err := st.Head(context.Background())
 		if err != nil || head.Seq < int64(n) {
@@ -89,40 +94,81 @@ func BenchmarkImport(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "records/s")
+	b.ReportMetric(float64(cpu)/float64(time.Microsecond)/float64(b.N*n), "cpu-µs/record")
 }
 
 // BenchmarkLookupRandom: Store.RecordByKey of random keys among
-// URIKIT_PERF_LOOKUP (200,000) records, serial, with the Go heap in use
-// afterwards reported (the store's page caches live in the C-like heap of
-// modernc's libc, which the Go runtime counts as its own).
+// URIKIT_PERF_LOOKUP (200,000) records, serial, with the default reader
+// pool and with 4 readers, and the cache budget URIKIT_PERF_CACHE_KIB
+// (the default when unset); it reports the CPU time per lookup (the machine
+// may be shared: wall time alone says little) and the memory the Go
+// process's resident memory afterwards where /proc tells it (rss-MiB:
+// page caches included, which modernc's libc allocates outside the Go
+// heap).
 func BenchmarkLookupRandom(b *testing.B) {
 	n := perfCount("URIKIT_PERF_LOOKUP", 200_000)
-	dir := b.TempDir()
+	dir := perfFixture(b, n)
+	cacheKiB := perfCount("URIKIT_PERF_CACHE_KIB", 0)
+	for _, readers := range []int{0, 4} {
+		b.Run(fmt.Sprintf("readers=%d", readers), func(b *testing.B) {
+			st, err := sqlite.Open(context.Background(), dir, sqlite.Options{Readers: readers, CacheKiB: cacheKiB})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			keys := make([]string, 1<<16)
+			for i := range keys {
+				keys[i] = urn.MustParse(perfInput(rand.IntN(n)).URN).Key()
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu := cpuTime()
+			for i := range b.N {
+				r, _, err := st.RecordByKey(ctx, keys[i%len(keys)])
+				if err != nil || len(r.Locations) != 1 {
+					b.Fatal(r, err)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(cpuTime()-cpu)/float64(time.Microsecond)/float64(b.N), "cpu-µs/op")
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
+			if rss, ok := perfRSS(); ok {
+				b.ReportMetric(rss, "rss-MiB")
+			}
+		})
+	}
+}
+
+// perfFixture is a data directory holding n records: the directory
+// URIKIT_PERF_DIR when set (built there on first use and kept, so that
+// runs of different builds read the same file), else a temporary one.
+func perfFixture(b *testing.B, n int) string {
+	dir := os.Getenv("URIKIT_PERF_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+	} else if _, err := os.Stat(filepath.Join(dir, sqlite.FileName)); err == nil {
+		return dir
+	}
 	st, svc := perfService(b, dir)
 	perfImport(b, svc, n)
-	st.Close()
-
-	st, err := sqlite.Open(context.Background(), dir, sqlite.Options{})
-	if err != nil {
+	if err := st.Close(); err != nil {
 		b.Fatal(err)
 	}
-	defer st.Close()
-	keys := make([]string, 1<<16)
-	for i := range keys {
-		keys[i] = urn.MustParse(perfInput(rand.IntN(n)).URN).Key()
+	return dir
+}
+
+// perfRSS is the process's resident set in MiB, from /proc (Linux only).
+func perfRSS() (float64, bool) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
 	}
-	ctx := context.Background()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := range b.N {
-		r, _, err := st.RecordByKey(ctx, keys[i%len(keys)])
-		if err != nil || len(r.Locations) != 1 {
-			b.Fatal(r, err)
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+			return float64(kb) / 1024, err == nil
 		}
 	}
-	b.StopTimer()
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	b.ReportMetric(float64(ms.Sys)/(1<<20), "sys-MiB")
+	return 0, false
 }
