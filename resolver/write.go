@@ -260,7 +260,7 @@ func (s *Service) putNew(ctx context.Context, tx BulkTx, p Principal, batch []Na
 	}
 	entries := make([]*Entry, len(recs))
 	for j, rec := range recs {
-		data, err := json.Marshal(*rec)
+		data, err := rec.MarshalJSON() // = json.Marshal(*rec), without re-compacting its output
 		if err != nil {
 			return nil, err
 		}
@@ -617,7 +617,10 @@ func conflict(with Record, format string, args ...any) *Error {
 }
 
 func appendRecord(ctx context.Context, tx Tx, p Principal, action Action, rec Record, at time.Time) error {
-	data, err := json.Marshal(rec)
+	// MarshalJSON's output is json.Marshal's own (compact, HTML-escaped):
+	// json.Marshal(rec) would give the same bytes after checking and
+	// compacting them a second time, a tenth of an import's CPU.
+	data, err := rec.MarshalJSON()
 	if err != nil {
 		return err
 	}

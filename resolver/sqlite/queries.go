@@ -52,6 +52,8 @@ const (
 	qSetSetting
 	qAppend
 	qDataVersion
+	qTakenKeys
+	qMaxRecordID
 	numQueries
 )
 
@@ -108,6 +110,10 @@ var sqlText = [numQueries]string{
 	qSetSetting:      `INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
 	qAppend:          `INSERT INTO history (` + entryCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	qDataVersion:     `PRAGMA data_version`,
+	// BulkTx (bulk.go). The keys come as one JSON array: one statement
+	// whatever their number, each looked up by the primary key.
+	qTakenKeys:   `SELECT key FROM keys WHERE key IN (SELECT value FROM json_each(?))`,
+	qMaxRecordID: `SELECT coalesce(max(id), 0) FROM records`,
 }
 
 // stmts holds prepared statements; only the first numReadQueries are set

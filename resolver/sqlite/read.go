@@ -26,21 +26,49 @@ func micros(t time.Time) int64 { return t.UnixMicro() }
 
 func fromMicros(v int64) time.Time { return time.UnixMicro(v).UTC() }
 
-// scanRecord reads the recordCols of the current row. body is scanned as
-// sql.RawBytes (no copy); decodeBody copies what it keeps.
+// scanRecord reads the recordCols of the current row. status and body
+// are scanned as sql.RawBytes (no copy): status becomes one of the
+// constants, decodeBody copies what it keeps. head holds the destinations
+// of columns before recordCols (at most one).
 func scanRecord(rows *sql.Rows, head ...any) (resolver.Record, error) {
 	var r resolver.Record
-	var status string
+	var status, body sql.RawBytes
 	var created, updated int64
-	var body sql.RawBytes
-	dest := append(head, &r.ID, &r.URN, &r.Key, &status, &r.Redirect, &r.Successor, &r.Reason,
-		&r.AuthorityID, &created, &updated, &body)
-	if err := rows.Scan(dest...); err != nil {
+	var dest [12]any
+	n := copy(dest[:1], head)
+	dest[n], dest[n+1], dest[n+2], dest[n+3], dest[n+4], dest[n+5], dest[n+6], dest[n+7], dest[n+8], dest[n+9], dest[n+10] =
+		&r.ID, &r.URN, &r.Key, &status, &r.Redirect, &r.Successor, &r.Reason, &r.AuthorityID, &created, &updated, &body
+	if err := rows.Scan(dest[:n+11]...); err != nil {
 		return r, err
 	}
-	r.Status = resolver.Status(status)
+	r.Status = statusOf(status)
 	r.Created, r.Updated = fromMicros(created), fromMicros(updated)
 	return r, decodeBody(body, &r)
+}
+
+// statusOf and roleOf give the constant for a stored value without
+// allocating a string for it (the schema's CHECKs allow no other values;
+// anything else is kept as read).
+func statusOf(b []byte) resolver.Status {
+	switch string(b) {
+	case string(resolver.Active):
+		return resolver.Active
+	case string(resolver.Withdrawn):
+		return resolver.Withdrawn
+	}
+	return resolver.Status(b)
+}
+
+func roleOf(b []byte) resolver.Role {
+	switch string(b) {
+	case string(resolver.RoleName):
+		return resolver.RoleName
+	case string(resolver.RoleAlias):
+		return resolver.RoleAlias
+	case string(resolver.RoleRetired):
+		return resolver.RoleRetired
+	}
+	return resolver.Role(b)
 }
 
 // records runs a query whose rows are recordCols.
@@ -79,12 +107,12 @@ func (rd reader) RecordByKey(ctx context.Context, key string) (resolver.Record, 
 		}
 		return resolver.Record{}, "", resolver.ErrNotFound
 	}
-	var role string
+	var role sql.RawBytes
 	r, err := scanRecord(rows, &role)
 	if err != nil {
 		return resolver.Record{}, "", storeErr(ctx, "looking up a key", err)
 	}
-	return r, resolver.Role(role), nil
+	return r, roleOf(role), nil
 }
 
 func (rd reader) Record(ctx context.Context, id int64) (resolver.Record, error) {

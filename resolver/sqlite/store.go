@@ -26,16 +26,22 @@ const FileName = "urikit.db"
 // Options configure a Store. The zero value is usable.
 type Options struct {
 	// Readers is the number of reader connections, which serve lookups
-	// concurrently; 0 means max(4, GOMAXPROCS).
+	// concurrently; 0 means max(2, GOMAXPROCS). The SQLite engine runs on
+	// the CPU (a page it does not cache is one pread from the operating
+	// system's page cache), so readers beyond the CPUs add page caches, not
+	// throughput: lookups beyond them wait for a connection briefly.
 	Readers int
 	// BusyTimeout bounds how long a statement waits for a lock another
 	// process holds (urikit import on the same directory, say) before it
 	// fails with resolver.ErrUnavailable; 0 means DefaultBusyTimeout.
 	BusyTimeout time.Duration
-	// CacheKiB is the page cache of each connection, in KiB; 0 means
-	// DefaultCacheKiB. The server's memory is about (Readers+1) times this
-	// plus the Service's lookup cache: SQLite reads the rest of the file
-	// through the operating system's page cache, which is not the process's.
+	// CacheKiB is the page-cache budget of the whole store, in KiB; 0
+	// means DefaultCacheKiB. The writer gets half (imports insert keys at
+	// random places in the keys B-tree and profit from it), the readers
+	// share the other half equally. The process's memory is about this
+	// plus the Service's lookup cache, whatever the file's size: SQLite
+	// reads the rest of the file through the operating system's page cache,
+	// which is not the process's (readers do not mmap the file).
 	CacheKiB int
 	// Exclusive makes Open take the data directory's lock file, so that a
 	// second urikit serve on the same directory fails at once with a clear
@@ -48,7 +54,7 @@ type Options struct {
 // Defaults for Options.
 const (
 	DefaultBusyTimeout = 5 * time.Second
-	DefaultCacheKiB    = 8 << 10
+	DefaultCacheKiB    = 32 << 10
 )
 
 // Store is a resolver.Store in one SQLite database file.
@@ -78,6 +84,8 @@ type Store struct {
 type writer struct {
 	conn *sql.Conn
 	q    *stmts
+	// bulk holds the multi-row INSERTs of bulk.go, prepared on first use.
+	bulk [numBulkTables]*sql.Stmt
 	// dataVersion is PRAGMA data_version as Changed last saw it. On the
 	// writer connection it changes only when another connection commits,
 	// and this process's readers never write: so only another process.
@@ -88,7 +96,7 @@ type writer struct {
 // (created with mode 0700), and brings its schema up to date.
 func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	if opts.Readers <= 0 {
-		opts.Readers = max(4, runtime.GOMAXPROCS(0))
+		opts.Readers = max(2, runtime.GOMAXPROCS(0))
 	}
 	if opts.BusyTimeout <= 0 {
 		opts.BusyTimeout = DefaultBusyTimeout
@@ -128,7 +136,10 @@ func (s *Store) open(ctx context.Context) error {
 	f.Close()
 
 	busy := strconv.FormatInt(s.opts.BusyTimeout.Milliseconds(), 10)
-	cache := strconv.Itoa(-s.opts.CacheKiB)
+	// A negative cache_size is in KiB. Each reader gets at least 1 MiB,
+	// enough for the B-trees' upper levels, which every lookup reads.
+	cache := strconv.Itoa(-max(s.opts.CacheKiB/2, 1024))
+	readerCache := strconv.Itoa(-max(s.opts.CacheKiB/2/s.opts.Readers, 1024))
 	// synchronous=FULL: in WAL mode, NORMAL syncs the WAL only at
 	// checkpoints, so a commit acknowledged just before a power failure or
 	// an OS crash can be lost (the database stays consistent, but the write
@@ -181,7 +192,7 @@ func (s *Store) open(ctx context.Context) error {
 	// so never change the writer's data_version); no mmap, so that what the
 	// process holds stays bounded by cache_size, whatever the file's size.
 	s.rdb, err = sql.Open("sqlite", dsn(s.path,
-		"busy_timeout("+busy+")", "cache_size("+cache+")", "mmap_size(0)", "query_only(1)"))
+		"busy_timeout("+busy+")", "cache_size("+readerCache+")", "mmap_size(0)", "query_only(1)"))
 	if err != nil {
 		return err
 	}
@@ -208,6 +219,17 @@ func dsn(path string, pragmas ...string) string {
 	}
 	q := url.Values{"_pragma": pragmas}
 	return "file://" + (&url.URL{Path: p}).EscapedPath() + "?" + q.Encode()
+}
+
+// close closes the writer's prepared statements (not its connection).
+func (w *writer) close() {
+	w.q.close()
+	for i, st := range w.bulk {
+		if st != nil {
+			st.Close()
+			w.bulk[i] = nil
+		}
+	}
 }
 
 func (w *writer) readDataVersion(ctx context.Context) (int64, error) {
@@ -298,7 +320,7 @@ func (s *Store) discardWriter() {
 	if s.w == nil {
 		return
 	}
-	s.w.q.close()
+	s.w.close()
 	s.w.conn.Raw(func(any) error { return driver.ErrBadConn }) // tells database/sql to close it
 	s.w.conn.Close()
 	s.w = nil
@@ -315,7 +337,7 @@ func (s *Store) Update(ctx context.Context, fn func(resolver.Tx) error) (err err
 		s.rollback(w)
 		return storeErr(ctx, "starting a write transaction", err)
 	}
-	t := &tx{}
+	t := &tx{w: w}
 	t.reader = reader{q: w.q, live: t.check}
 	committed := false
 	defer func() {
@@ -418,7 +440,7 @@ func (s *Store) release() error {
 		errs = append(errs, s.rdb.Close())
 	}
 	if s.w != nil {
-		s.w.q.close()
+		s.w.close()
 		errs = append(errs, s.w.conn.Close())
 		s.w = nil
 	}

@@ -22,6 +22,7 @@ var errTxDone = errors.New("sqlite: transaction used after Update returned")
 // while it runs.
 type tx struct {
 	reader
+	w    *writer // the connection and statements of the bulk methods
 	done bool
 
 	// auths caches Authorities for the transaction: the Service reads them

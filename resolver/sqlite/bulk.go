@@ -1,0 +1,218 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/urikit/urikit/resolver"
+)
+
+// The bulk methods of resolver.BulkTx: PutMany writes the plainly new
+// records of an import batch with them. Per record, the one-by-one path
+// costs a key lookup, a record insert, a location insert, a key insert and
+// a history insert, each a separate trip through database/sql and the
+// SQLite VM; here each table gets multi-row INSERTs of bulkRows rows, one
+// prepared statement per table reused for every full chunk.
+
+// bulkRows is the number of rows of one multi-row INSERT. With the widest
+// table (records, 11 columns) it binds 1,100 parameters, far below
+// SQLite's limit (32,766), and a batch of 1000 records is ten statements
+// per table.
+const bulkRows = 100
+
+// bulkTable is one table that the bulk methods insert into.
+type bulkTable int
+
+const (
+	bulkRecords bulkTable = iota
+	bulkLocations
+	bulkKeys
+	bulkHistory
+	numBulkTables
+)
+
+// bulkHead is the INSERT of each bulkTable up to VALUES, and bulkCols its
+// number of columns. Locations: OR IGNORE, as qInsertLocation (a record may
+// list two locations with the same key). Keys: a plain INSERT, so a key
+// already stored fails the statement with the primary key's violation,
+// which storeErr makes resolver.ErrKeyTaken.
+var (
+	bulkHead = [numBulkTables]string{
+		bulkRecords:   `INSERT INTO records (id, urn, key, status, redirect, successor, reason, authority_id, created, updated, body) VALUES `,
+		bulkLocations: `INSERT OR IGNORE INTO locations (key, record_id) VALUES `,
+		bulkKeys:      `INSERT INTO keys (` + keyCols + `) VALUES `,
+		bulkHistory:   `INSERT INTO history (` + entryCols + `) VALUES `,
+	}
+	bulkCols = [numBulkTables]int{bulkRecords: 11, bulkLocations: 2, bulkKeys: 5, bulkHistory: 10}
+)
+
+func bulkSQL(t bulkTable, rows int) string {
+	row := "(" + strings.Repeat("?, ", bulkCols[t]-1) + "?)"
+	var b strings.Builder
+	b.WriteString(bulkHead[t])
+	for i := range rows {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(row)
+	}
+	return b.String()
+}
+
+// insertRows inserts the rows in args (bulkCols[t] values a row) with
+// multi-row INSERTs: full chunks through the writer's cached statement, the
+// rest through one statement prepared for it and closed.
+func (t *tx) insertRows(ctx context.Context, what string, table bulkTable, args []any) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	cols := bulkCols[table]
+	chunk := bulkRows * cols
+	for len(args) > 0 {
+		n := min(len(args), chunk)
+		var st *sql.Stmt
+		if n == chunk {
+			if t.w.bulk[table] == nil {
+				s, err := t.w.conn.PrepareContext(ctx, bulkSQL(table, bulkRows))
+				if err != nil {
+					return storeErr(ctx, what, err)
+				}
+				t.w.bulk[table] = s
+			}
+			st = t.w.bulk[table]
+		} else {
+			s, err := t.w.conn.PrepareContext(ctx, bulkSQL(table, n/cols))
+			if err != nil {
+				return storeErr(ctx, what, err)
+			}
+			defer s.Close()
+			st = s
+		}
+		if _, err := st.ExecContext(ctx, args[:n]...); err != nil {
+			return storeErr(ctx, what, err)
+		}
+		args = args[n:]
+	}
+	return nil
+}
+
+// TakenKeys implements resolver.BulkTx with one query: the keys travel as
+// one JSON array, which json_each turns into the rows of the IN list, each
+// looked up by the keys table's primary key.
+func (t *tx) TakenKeys(ctx context.Context, keys []string) (map[string]bool, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	taken := make(map[string]bool)
+	if len(keys) == 0 {
+		return taken, nil
+	}
+	list, err := json.Marshal(keys)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := t.w.q[qTakenKeys].QueryContext(ctx, string(list))
+	if err != nil {
+		return nil, storeErr(ctx, "finding taken keys", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, storeErr(ctx, "finding taken keys", err)
+		}
+		taken[k] = true
+	}
+	return taken, storeErr(ctx, "finding taken keys", rows.Err())
+}
+
+// InsertRecords implements resolver.BulkTx. The records get the IDs after
+// the highest stored one, which is what SQLite would give them one by one:
+// records are never deleted, and Update's write lock keeps everyone else
+// from inserting meanwhile. The call runs in a savepoint, so that a key
+// already stored (ErrKeyTaken) leaves nothing of it behind.
+func (t *tx) InsertRecords(ctx context.Context, recs []*resolver.Record, keys [][]resolver.Key) (err error) {
+	if len(recs) != len(keys) {
+		return fmt.Errorf("sqlite: InsertRecords: %d records but %d key lists", len(recs), len(keys))
+	}
+	if err := t.check(); err != nil || len(recs) == 0 {
+		return err
+	}
+	var last int64
+	if err := t.w.q[qMaxRecordID].QueryRowContext(ctx).Scan(&last); err != nil {
+		return storeErr(ctx, "inserting records", err)
+	}
+	if _, err := t.w.conn.ExecContext(ctx, `SAVEPOINT bulk`); err != nil {
+		return storeErr(ctx, "inserting records", err)
+	}
+	defer func() {
+		if err != nil {
+			// ROLLBACK TO keeps the savepoint open; RELEASE ends it. If
+			// either fails the connection is in doubt, and Update's
+			// rollback replaces it.
+			c := context.WithoutCancel(ctx)
+			if _, rerr := t.w.conn.ExecContext(c, `ROLLBACK TO bulk`); rerr == nil {
+				t.w.conn.ExecContext(c, `RELEASE bulk`)
+			}
+			for i := range recs {
+				recs[i].ID = 0
+			}
+			return
+		}
+		if _, rerr := t.w.conn.ExecContext(ctx, `RELEASE bulk`); rerr != nil {
+			err = storeErr(ctx, "inserting records", rerr)
+		}
+	}()
+	recArgs := make([]any, 0, len(recs)*bulkCols[bulkRecords])
+	var locArgs, keyArgs []any
+	for i, r := range recs {
+		r.ID = last + int64(i) + 1
+		recArgs = append(recArgs, r.ID)
+		recArgs = append(recArgs, recordArgs(r)...)
+		for _, l := range r.Locations {
+			locArgs = append(locArgs, l.Key, r.ID)
+		}
+		for j := range keys[i] {
+			k := &keys[i][j]
+			k.RecordID = r.ID
+			keyArgs = append(keyArgs, k.Key, k.Spelling, k.RecordID, string(k.Role), k.Version)
+		}
+	}
+	if err := t.insertRows(ctx, "inserting records", bulkRecords, recArgs); err != nil {
+		return err
+	}
+	if err := t.insertRows(ctx, "indexing locations", bulkLocations, locArgs); err != nil {
+		return err
+	}
+	return t.insertRows(ctx, "storing keys", bulkKeys, keyArgs)
+}
+
+// AppendAll implements resolver.BulkTx: each entry is sealed against the
+// one before it, in order, under Update's write lock (as Append), and all
+// are stored with multi-row INSERTs.
+func (t *tx) AppendAll(ctx context.Context, entries []*resolver.Entry) error {
+	if len(entries) == 0 {
+		return t.check()
+	}
+	last, err := t.Head(ctx)
+	if err != nil {
+		return err
+	}
+	args := make([]any, 0, len(entries)*bulkCols[bulkHistory])
+	for _, e := range entries {
+		resolver.Seal(last, e)
+		last = *e
+		args = append(args, e.Seq, micros(e.Time), string(e.Action), e.Subject, e.RecordID, e.AuthorityID, e.Actor,
+			nonNil(e.Data), nonNil(e.Prev), e.Hash)
+	}
+	if err := t.insertRows(ctx, "appending to the history", bulkHistory, args); err != nil {
+		return err
+	}
+	t.head, t.hasHead = cloneEntry(last), true
+	return nil
+}
+
+var _ resolver.BulkTx = (*tx)(nil)
