@@ -1,6 +1,6 @@
 module github.com/urikit/urikit/bench
 
-go 1.26.0
+go 1.25.0
 
 require (
 	github.com/contomap/iri v0.2.1
@@ -11,8 +11,8 @@ require (
 )
 
 require (
-	golang.org/x/net v0.62.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
+	golang.org/x/net v0.58.0 // indirect
+	golang.org/x/text v0.41.0 // indirect
 )
 
 replace github.com/urikit/urikit => ../
