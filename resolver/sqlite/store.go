@@ -333,7 +333,7 @@ func (s *Store) Update(ctx context.Context, fn func(resolver.Tx) error) (err err
 		return err
 	}
 	defer s.releaseWriter()
-	if _, err := w.conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+	if err := s.begin(ctx, w); err != nil {
 		s.rollback(w)
 		return storeErr(ctx, "starting a write transaction", err)
 	}
@@ -357,6 +357,24 @@ func (s *Store) Update(ctx context.Context, fn func(resolver.Tx) error) (err err
 	}
 	committed = true
 	return nil
+}
+
+// begin takes SQLite's write lock (BEGIN IMMEDIATE). While another process
+// holds it, SQLite's busy handler waits up to the busy timeout; a deadline
+// of ctx that comes sooner shortens that wait, rather than trusting the
+// driver to interrupt a busy wait when the context ends.
+func (s *Store) begin(ctx context.Context, w *writer) error {
+	if dl, ok := ctx.Deadline(); ok {
+		if d := time.Until(dl); d < s.opts.BusyTimeout {
+			bg := context.WithoutCancel(ctx)
+			if _, err := w.conn.ExecContext(bg, fmt.Sprintf("PRAGMA busy_timeout = %d", max(d.Milliseconds(), 1))); err != nil {
+				return err
+			}
+			defer w.conn.ExecContext(bg, fmt.Sprintf("PRAGMA busy_timeout = %d", s.opts.BusyTimeout.Milliseconds()))
+		}
+	}
+	_, err := w.conn.ExecContext(ctx, `BEGIN IMMEDIATE`)
+	return err
 }
 
 // rollback ends whatever transaction is open on the writer. SQLite rolls
