@@ -60,10 +60,7 @@ func (p Parser) parse(s string, mode uint8) (URI, error) {
 	// scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) (§3.1). What
 	// looks like a scheme but lacks its ':' is the start of a relative path.
 	if len(s) > 0 && is(s[0], cAlpha) {
-		j := 1
-		for j < len(s) && is(s[j], cScheme) {
-			j++
-		}
+		j := scanWords(s, 1, &wordScheme)
 		if j < len(s) && s[j] == ':' {
 			u.flags |= hasScheme
 			u.schemeEnd = uint32(j)
@@ -89,7 +86,7 @@ func (p Parser) parse(s string, mode uint8) (URI, error) {
 		// The common authority, a reg-name or IPv4 host with an optional
 		// port, is read in one pass; anything else (a userinfo, an
 		// IP-literal, an error) goes to parseAuthority.
-		h := scan(s, a, cRegName)
+		h := scanWords(s, a, &wordRegName)
 		j := h
 		if j < len(s) && s[j] == ':' {
 			j++
@@ -128,12 +125,12 @@ func (p Parser) parse(s string, mode uint8) (URI, error) {
 	if !u.has(hasScheme) && !u.has(hasAuthority) {
 		// §4.2: a relative-path reference cannot have a colon in its
 		// first segment, or it would read as a scheme.
-		i = scan(s, i, cSegmentNC)
+		i = scanWords(s, i, &wordSegmentNC)
 		if i < len(s) && s[i] == ':' {
 			return URI{}, errAt(s, i, `colon in the first segment of a relative path (write "./" before it)`)
 		}
 	}
-	i = scan(s, i, cPath)
+	i = scanWords(s, i, &wordPath)
 	if i < len(s) && s[i] != '?' && s[i] != '#' {
 		return URI{}, errComponent(s, i, "path")
 	}
@@ -142,7 +139,7 @@ func (p Parser) parse(s string, mode uint8) (URI, error) {
 	if i < len(s) && s[i] == '?' {
 		u.flags |= hasQuery
 		u.queryStart = uint32(i)
-		i = scan(s, i+1, cQuery)
+		i = scanWords(s, i+1, &wordQuery)
 		if i < len(s) && s[i] != '#' {
 			return URI{}, errComponent(s, i, "query")
 		}
@@ -155,7 +152,7 @@ func (p Parser) parse(s string, mode uint8) (URI, error) {
 		}
 		u.flags |= hasFragment
 		u.fragStart = uint32(i)
-		i = scan(s, i+1, cQuery)
+		i = scanWords(s, i+1, &wordQuery)
 		if i < len(s) {
 			return URI{}, errComponent(s, i, "fragment")
 		}

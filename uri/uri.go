@@ -64,7 +64,7 @@ type URI struct {
 	kind       HostKind
 }
 
-func (u URI) has(f uint8) bool { return u.flags&f != 0 }
+func (u *URI) has(f uint8) bool { return u.flags&f != 0 } // a pointer, so that no call copies the URI
 
 // String returns the URI exactly as it was parsed.
 func (u URI) String() string { return u.s }

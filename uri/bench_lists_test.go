@@ -1,0 +1,159 @@
+package uri
+
+// Parse speed over whole URL lists, against the two reference points of
+// issue 11: net/url.Parse, and a loop that does nothing but one 256-entry
+// table lookup per byte. Standard library only, so that it stays in this
+// module when the side-by-side benchmarks against other libraries move out.
+// Figures and the exact commands are in ../BENCHMARKS.md ("Parse at the
+// speed of validation"). One op is one pass over a whole list, every line,
+// the ones uri.Parse rejects included.
+//
+//	go test -c -o /tmp/uri.test ./uri/
+//	for i in $(seq 10); do /tmp/uri.test -test.run='^$' -test.bench='^BenchmarkLists$' -test.benchmem -test.count=1; done
+
+import (
+	"bytes"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// listsDir holds the URL lists (see its README.md): a sibling of the
+// repository, present on the project's machines and skipped elsewhere.
+const listsDir = "../../shared/data/urls"
+
+var benchListFiles = []struct{ name, file string }{
+	{"isaacs_files", "isaacs_files.txt"}, // long file paths: scanning is all the work
+	{"kasztp", "kasztp.txt"},             // short web URLs, 341 of them invalid
+	{"node_files", "node_files.txt"},     // short file URLs
+}
+
+type urlList struct {
+	lines []string // every line, BOM stripped
+	valid []string // the lines Parse accepts
+}
+
+var (
+	urlListsMu sync.Mutex
+	urlLists   = map[string]*urlList{}
+)
+
+// loadURLList reads a list once: BOM stripped, split on LF, the empty
+// string after a final newline dropped.
+func loadURLList(tb testing.TB, file string) *urlList {
+	tb.Helper()
+	urlListsMu.Lock()
+	defer urlListsMu.Unlock()
+	if l, ok := urlLists[file]; ok {
+		return l
+	}
+	data, err := os.ReadFile(filepath.Join(listsDir, file))
+	if err != nil {
+		tb.Skipf("URL list not available: %v", err)
+	}
+	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
+	l := &urlList{lines: strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")}
+	for _, s := range l.lines {
+		if _, err := Parse(s); err == nil {
+			l.valid = append(l.valid, s)
+		}
+	}
+	urlLists[file] = l
+	return l
+}
+
+var (
+	listSinkURI URI
+	listSinkInt int
+	listSinkStr string
+)
+
+// lookupLoop is the reference of the issue: one lookup in a 256-entry
+// table per byte of every line, and nothing else (no grammar, no
+// component boundaries, no early exit).
+func lookupLoop(lines []string) int {
+	ok := 0
+	for _, l := range lines {
+		bad := uint16(0)
+		for i := 0; i < len(l); i++ {
+			bad |= ^class[l[i]] & cQuery
+		}
+		if bad == 0 {
+			ok++
+		}
+	}
+	return ok
+}
+
+func parseList(lines []string) int {
+	ok := 0
+	for _, l := range lines {
+		if u, err := Parse(l); err == nil {
+			listSinkURI = u
+			ok++
+		}
+	}
+	return ok
+}
+
+func netURLList(lines []string) int {
+	ok := 0
+	for _, l := range lines {
+		if u, err := url.Parse(l); err == nil {
+			listSinkStr = u.Path
+			ok++
+		}
+	}
+	return ok
+}
+
+// BenchmarkLists times, over each list: the lookup loop, uri.Parse, and
+// net/url.Parse on every line; and uri.Parse on the valid lines only (the
+// 0-allocation case). The sub-benchmarks of one list run one after the
+// other, so a run of the binary interleaves them.
+func BenchmarkLists(b *testing.B) {
+	for _, f := range benchListFiles {
+		b.Run(f.name, func(b *testing.B) {
+			l := loadURLList(b, f.file)
+			for _, v := range []struct {
+				name  string
+				lines []string
+				run   func([]string) int
+			}{
+				{"lookup-loop", l.lines, lookupLoop},
+				{"parse", l.lines, parseList},
+				{"net-url", l.lines, netURLList},
+				{"parse-valid", l.valid, parseList},
+			} {
+				b.Run(v.name, func(b *testing.B) {
+					n := 0
+					for _, s := range v.lines {
+						n += len(s)
+					}
+					b.SetBytes(int64(n))
+					b.ReportAllocs()
+					for b.Loop() {
+						listSinkInt = v.run(v.lines)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestListsAllocs checks that parsing the valid lines of each list
+// allocates nothing.
+func TestListsAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads the URL lists")
+	}
+	for _, f := range benchListFiles {
+		l := loadURLList(t, f.file)
+		if n := testing.AllocsPerRun(3, func() { parseList(l.valid) }); n != 0 {
+			t.Errorf("%s: parsing %d valid lines allocates %v times", f.name, len(l.valid), n)
+		}
+	}
+}
