@@ -16,6 +16,7 @@ const (
 	cQuery                         // pchar / "/" / "?" (query and fragment alike)
 	cFuture                        // unreserved / sub-delims / ":" (IPvFuture body)
 	cSegmentNC                     // unreserved / sub-delims / "@" (segment-nz-nc, §3.3, without pct-encoded)
+	cQueryValue                    // cQuery but "&", "=", "+", ";": data in a name or value of a form query
 )
 
 var class = func() (t [256]uint16) {
@@ -66,6 +67,11 @@ var class = func() (t [256]uint16) {
 	}
 	t['/'] |= cPath | cQuery
 	t['?'] |= cQuery
+	for c := 0; c < 256; c++ {
+		if t[c]&cQuery != 0 && c != '&' && c != '=' && c != '+' && c != ';' {
+			t[c] |= cQueryValue
+		}
+	}
 	return t
 }()
 
