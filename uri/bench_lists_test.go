@@ -9,7 +9,8 @@ package uri
 // the ones uri.Parse rejects included.
 //
 //	go test -c -o /tmp/uri.test ./uri/
-//	for i in $(seq 10); do /tmp/uri.test -test.run='^$' -test.bench='^BenchmarkLists$' -test.benchmem -test.count=1; done
+//	cd uri && for i in $(seq 10); do /tmp/uri.test -test.run='^$' -test.bench='^BenchmarkLists$' -test.benchmem -test.count=1; done > /tmp/lists.txt
+//	go run golang.org/x/perf/cmd/benchstat@latest -row /list -col /impl /tmp/lists.txt
 
 import (
 	"bytes"
@@ -116,7 +117,7 @@ func netURLList(lines []string) int {
 // other, so a run of the binary interleaves them.
 func BenchmarkLists(b *testing.B) {
 	for _, f := range benchListFiles {
-		b.Run(f.name, func(b *testing.B) {
+		b.Run("list="+f.name, func(b *testing.B) {
 			l := loadURLList(b, f.file)
 			for _, v := range []struct {
 				name  string
@@ -128,7 +129,7 @@ func BenchmarkLists(b *testing.B) {
 				{"net-url", l.lines, netURLList},
 				{"parse-valid", l.valid, parseList},
 			} {
-				b.Run(v.name, func(b *testing.B) {
+				b.Run("impl="+v.name, func(b *testing.B) {
 					n := 0
 					for _, s := range v.lines {
 						n += len(s)
