@@ -102,7 +102,6 @@ func (p Parser) parse(s string, mode uint8) (URI, error) {
 			}
 			if h < j {
 				u.flags |= hasPort
-				u.portStart = uint32(h + 1)
 			}
 			i = j
 		} else {
@@ -218,7 +217,6 @@ func (p Parser) parseAuthority(u *URI, a, e int) error {
 			return err
 		}
 		u.flags |= hasUserinfo
-		u.userEnd = uint32(at)
 		return p.parseHostPort(u, at+1, e)
 	}
 	err := p.parseHostPort(u, a, e)
@@ -316,7 +314,6 @@ func (p Parser) parseHostPort(u *URI, h, e int) error {
 	if hostEnd < e {
 		// s[hostEnd] == ':' here
 		u.flags |= hasPort
-		u.portStart = uint32(hostEnd + 1)
 		for j := hostEnd + 1; j < e; j++ {
 			if !is(s[j], cDigit) {
 				return errAt(s, j, "port is not a number")
