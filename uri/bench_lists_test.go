@@ -70,7 +70,7 @@ func loadURLList(tb testing.TB, file string) *urlList {
 var (
 	listSinkURI URI
 	listSinkInt int
-	listSinkStr string
+	listSinkURL *url.URL
 )
 
 // lookupLoop is the reference of the issue: one lookup in a 256-entry
@@ -92,23 +92,27 @@ func lookupLoop(lines []string) int {
 
 func parseList(lines []string) int {
 	ok := 0
+	var last URI // kept in a local, as a caller would: no store to the heap per line
 	for _, l := range lines {
 		if u, err := Parse(l); err == nil {
-			listSinkURI = u
+			last = u
 			ok++
 		}
 	}
+	listSinkURI = last
 	return ok
 }
 
 func netURLList(lines []string) int {
 	ok := 0
+	var last *url.URL
 	for _, l := range lines {
 		if u, err := url.Parse(l); err == nil {
-			listSinkStr = u.Path
+			last = u
 			ok++
 		}
 	}
+	listSinkURL = last
 	return ok
 }
 
