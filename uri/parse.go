@@ -60,7 +60,7 @@ func (p Parser) parse(s string, mode uint8) (URI, error) {
 	// scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) (§3.1). What
 	// looks like a scheme but lacks its ':' is the start of a relative path.
 	if len(s) > 0 && is(s[0], cAlpha) {
-		j := scanWords(s, 1, &wordScheme)
+		j := schemeRun(s)
 		if j < len(s) && s[j] == ':' {
 			u.flags |= hasScheme
 			u.schemeEnd = uint32(j)

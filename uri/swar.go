@@ -89,59 +89,95 @@ func load64(s string) uint64 {
 // every wordClass takes and that carries nothing into the next byte.
 func pass(x, m uint64) uint64 { return x&^m | lsb*'a'&m }
 
+// schemeRun returns scanWords(s, 1, &wordScheme), with one word for the
+// common case of a scheme of up to seven characters followed by its ':'
+// (s[0] is a letter).
+func schemeRun(s string) int {
+	if len(s) >= 8 {
+		if bad := wordBad(load64(s), wordScheme.r1, wordScheme.r2); bad != 0 {
+			if j := bits.TrailingZeros64(bad) >> 3; s[j] == ':' {
+				return j
+			}
+		}
+	}
+	return scanWords(s, 1, &wordScheme)
+}
+
+// first2 returns the index of the lowest set bit of the 128-bit value
+// b2:b1 (which is not 0), with no branch on which word holds it.
+func first2(b1, b2 uint64) int {
+	k := bits.TrailingZeros64(b1)
+	if b1 == 0 {
+		k = 64 + bits.TrailingZeros64(b2)
+	}
+	return k
+}
+
 // scanWords returns what scan(s, i, w.mask) returns (without pct-encoded
 // when w.pct is false): the index of the first byte at or after i that is
 // neither in the class nor the start of a valid pct-encoded.
 func scanWords(s string, i int, w *wordClass) int {
 	mask, pct, r1, r2 := w.mask, w.pct, w.r1, w.r2 // kept in registers
 	for i < len(s) {
-		var base int // s[base:] is the window
-		var b1, b2 uint64
-		switch {
-		case len(s)-i >= 16:
-			base = i
+		// The first byte outside the words' part of the class is at
+		// base+k/8.
+		var base, k int
+		switch n := len(s) - i; {
+		case n >= 32:
 			t := s[i : i+16]
-			b1, b2 = wordBad(load64(t), r1, r2), wordBad(load64(t[8:]), r1, r2)
+			b1, b2 := wordBad(load64(t), r1, r2), wordBad(load64(t[8:]), r1, r2)
 			if b1|b2 == 0 {
 				i += 16
 				continue
 			}
+			base, k = i, first2(b1, b2)
+		case n >= 16:
+			// The rest in two windows that meet or overlap: s[i:i+16] and
+			// the last sixteen bytes.
+			t, e := s[i:i+16], s[len(s)-16:]
+			b1, b2 := wordBad(load64(t), r1, r2), wordBad(load64(t[8:]), r1, r2)
+			b3, b4 := wordBad(load64(e), r1, r2), wordBad(load64(e[8:]), r1, r2)
+			if b1|b2|b3|b4 == 0 {
+				return len(s)
+			}
+			base, k = i, first2(b1, b2)
+			if b1|b2 == 0 {
+				base, k = len(s)-16, first2(b3, b4)
+			}
 		case len(s) >= 16:
-			// The last sixteen bytes; the k bits before i do not count.
+			// The last sixteen bytes; the bits of the bytes before i do
+			// not count.
 			base = len(s) - 16
 			t := s[base:]
-			k := uint(i-base) * 8               // 8 to 120
-			m1 := uint64(1)<<k - 1              // all ones from k = 64 on
-			m2 := uint64(1)<<(k-min(k, 64)) - 1 // 0 up to k = 64
-			b1, b2 = wordBad(pass(load64(t), m1), r1, r2), wordBad(pass(load64(t[8:]), m2), r1, r2)
+			b := uint(i-base) * 8               // 8 to 120
+			m1 := uint64(1)<<b - 1              // all ones from b = 64 on
+			m2 := uint64(1)<<(b-min(b, 64)) - 1 // 0 up to b = 64
+			b1, b2 := wordBad(pass(load64(t), m1), r1, r2), wordBad(pass(load64(t[8:]), m2), r1, r2)
 			if b1|b2 == 0 {
 				return len(s)
 			}
+			k = first2(b1, b2)
 		case len(s) >= 8:
 			// A string shorter than a window: a word, then its last eight bytes.
-			if len(s)-i >= 8 {
-				base = i
-				if b1 = wordBad(load64(s[i:]), r1, r2); b1 == 0 {
+			if n >= 8 {
+				b1 := wordBad(load64(s[i:]), r1, r2)
+				if b1 == 0 {
 					i += 8
 					continue
 				}
+				base, k = i, bits.TrailingZeros64(b1)
 			} else {
 				base = len(s) - 8
-				b1 = wordBad(pass(load64(s[base:]), uint64(1)<<(uint(i-base)*8)-1), r1, r2)
+				b1 := wordBad(pass(load64(s[base:]), uint64(1)<<(uint(i-base)*8)-1), r1, r2)
 				if b1 == 0 {
 					return len(s)
 				}
+				k = bits.TrailingZeros64(b1)
 			}
 		default:
-			base = i
-			b1 = 1 // s[i] goes to the table
+			base = i // s[i] goes to the table
 		}
-		// The first byte outside the words' part of the class.
-		if b1 != 0 {
-			i = base + bits.TrailingZeros64(b1)>>3
-		} else {
-			i = base + 8 + bits.TrailingZeros64(b2)>>3
-		}
+		i = base + k>>3
 		c := s[i]
 		if class[c]&mask != 0 {
 			i++

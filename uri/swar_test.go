@@ -47,9 +47,9 @@ func TestWordClassesInClass(t *testing.T) {
 // in the last window, and before and after a short run), with the scan
 // starting at every offset, and compares with the plain loop.
 func TestScanWordsEveryByte(t *testing.T) {
-	maxLen := 40
+	maxLen := 72
 	if testing.Short() {
-		maxLen = 24 // still two windows and a tail
+		maxLen = 40 // still a window of each kind and a tail
 	}
 	for _, wc := range wordClasses {
 		for n := 0; n <= maxLen; n++ {
