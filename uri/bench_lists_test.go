@@ -12,15 +12,19 @@ package uri
 //	go test -c -o /tmp/uri.test ./uri/
 //	cd uri && for i in $(seq 10); do /tmp/uri.test -test.run='^$' -test.bench='^BenchmarkLists$' -test.benchmem -test.count=1; done > /tmp/lists.txt
 //	go run golang.org/x/perf/cmd/benchstat@latest -row /list -col /impl /tmp/lists.txt
+//
+// BenchmarkListsRatio gives the same comparisons as ratios of fastest passes.
 
 import (
 	"bytes"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // listsDir holds the URL lists (see its README.md): a sibling of the
@@ -153,6 +157,38 @@ func BenchmarkLists(b *testing.B) {
 					}
 				})
 			}
+		})
+	}
+}
+
+// BenchmarkListsRatio runs the lookup loop and Parse (every line, then the
+// valid lines) by turns, one pass over the list each per op, and reports
+// how their fastest passes compare: parse/loop and parse-valid/loop. On a
+// machine shared with other jobs the fastest pass of each is the one
+// disturbed least, so these ratios hold still where the times of
+// BenchmarkLists do not. (net/url is left out: its fastest pass would be
+// one without a garbage collection, whose cost is part of its own.)
+func BenchmarkListsRatio(b *testing.B) {
+	for _, f := range benchListFiles {
+		b.Run("list="+f.name, func(b *testing.B) {
+			l := loadURLList(b, f.file)
+			runs := []struct {
+				lines []string
+				run   func([]string) int
+			}{{l.lines, lookupLoop}, {l.lines, parseList}, {l.valid, parseList}}
+			best := make([]time.Duration, len(runs))
+			for k := range best {
+				best[k] = time.Duration(math.MaxInt64)
+			}
+			for b.Loop() {
+				for k, r := range runs {
+					t0 := time.Now()
+					listSinkInt = r.run(r.lines)
+					best[k] = min(best[k], time.Since(t0))
+				}
+			}
+			b.ReportMetric(float64(best[1])/float64(best[0]), "parse/loop")
+			b.ReportMetric(float64(best[2])/float64(best[0]), "parse-valid/loop")
 		})
 	}
 }
