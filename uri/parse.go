@@ -18,13 +18,13 @@ const (
 )
 
 // Parse parses a URI (RFC 3986 §3): a scheme is required, a fragment allowed.
-func Parse(s string) (URI, error) { return Parser{}.Parse(s) }
+func Parse(s string) (URI, error) { return Parser{}.parse(s, needScheme) }
 
 // ParseReference parses a URI-reference (§4.1): a URI or a relative reference.
-func ParseReference(s string) (URI, error) { return Parser{}.ParseReference(s) }
+func ParseReference(s string) (URI, error) { return Parser{}.parse(s, 0) }
 
 // ParseAbsolute parses an absolute-URI (§4.3): a scheme and no fragment.
-func ParseAbsolute(s string) (URI, error) { return Parser{}.ParseAbsolute(s) }
+func ParseAbsolute(s string) (URI, error) { return Parser{}.parse(s, needScheme|noFragment) }
 
 // MustParse is ParseReference that panics on error, for constants in code and tests.
 func MustParse(s string) URI {
@@ -44,7 +44,9 @@ func (p Parser) ParseReference(s string) (URI, error) { return p.parse(s, 0) }
 // ParseAbsolute parses an absolute-URI (§4.3) under p's options.
 func (p Parser) ParseAbsolute(s string) (URI, error) { return p.parse(s, needScheme|noFragment) }
 
-// parse is one pass over s following RFC 3986 Appendix A:
+// parse is one pass over s following RFC 3986 Appendix A. (Parse,
+// ParseReference and ParseAbsolute call it directly, which keeps them small
+// enough to be inlined: the URI it returns is then copied once, not twice.)
 //
 //	URI-reference = URI / relative-ref
 //	URI           = scheme ":" hier-part [ "?" query ] [ "#" fragment ]
