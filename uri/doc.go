@@ -14,5 +14,9 @@
 //
 // Beyond parsing the package resolves references (§5), normalizes and
 // compares URIs along the ladder of §6, percent-encodes per component
-// (§2.1, §2.4) and builds URIs from unescaped parts.
+// (§2.1, §2.4) and builds URIs from unescaped parts. For the work a net/url
+// user knows: Params reads and writes form-encoded queries in order, the
+// With… methods change one component and return a new URI (or an error,
+// never a URI that reads differently), PathSegments keeps a "%2F" inside
+// its segment, and FromURL and ToURL convert to and from *url.URL.
 package uri

@@ -47,7 +47,9 @@ var (
 	// a stray '%', a backslash, two '@').
 	ErrAmbiguous = errors.New("uri: ambiguous input")
 	// ErrInvalidText: ParseUserInput got text that no cleaning makes a
-	// URI: empty, invalid UTF-8, control characters, unbalanced delimiters.
+	// URI (empty, invalid UTF-8, control characters, unbalanced
+	// delimiters), or FromURL and ToURL got a value the other side cannot
+	// express.
 	ErrInvalidText = errors.New("uri: invalid text")
 )
 

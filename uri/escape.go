@@ -15,10 +15,19 @@ const (
 	ComponentPathSegment
 	// ComponentPath: pchar and '/' stay (§3.3).
 	ComponentPath
-	// ComponentQuery: pchar, '/' and '?' stay (§3.4).
+	// ComponentQuery: pchar, '/' and '?' stay (§3.4). This escapes text
+	// for a query as a whole, in which '&', '=', '+' and ';' keep the
+	// meaning they have there; a name or a value inside a query takes
+	// ComponentQueryValue.
 	ComponentQuery
 	// ComponentFragment: pchar, '/' and '?' stay (§3.5).
 	ComponentFragment
+	// ComponentQueryValue: a name or a value of a query made of name=value
+	// pairs (application/x-www-form-urlencoded, see Params). As
+	// ComponentQuery, but '&', '=', '+' and ';' are escaped too, so that
+	// the data reads back the same whether the query is decoded as a form
+	// (where '+' is a space) or by RFC 3986 alone (where it is a '+').
+	ComponentQueryValue
 )
 
 func (c Component) allowed() uint16 {
@@ -31,6 +40,8 @@ func (c Component) allowed() uint16 {
 		return cPchar
 	case ComponentPath:
 		return cPath
+	case ComponentQueryValue:
+		return cQueryValue
 	default:
 		return cQuery
 	}

@@ -22,13 +22,13 @@ const (
 )
 
 // Parse parses a URI (RFC 3986 §3): a scheme is required, a fragment allowed.
-func Parse(s string) (URI, error) { return Parser{}.Parse(s) }
+func Parse(s string) (URI, error) { return Parser{}.parse(s, needScheme) }
 
 // ParseReference parses a URI-reference (§4.1): a URI or a relative reference.
-func ParseReference(s string) (URI, error) { return Parser{}.ParseReference(s) }
+func ParseReference(s string) (URI, error) { return Parser{}.parse(s, 0) }
 
 // ParseAbsolute parses an absolute-URI (§4.3): a scheme and no fragment.
-func ParseAbsolute(s string) (URI, error) { return Parser{}.ParseAbsolute(s) }
+func ParseAbsolute(s string) (URI, error) { return Parser{}.parse(s, needScheme|noFragment) }
 
 // MustParse is Parse that panics on error, for constants in code and
 // tests: s must be a URI, with a scheme.
@@ -59,7 +59,9 @@ func (p Parser) ParseReference(s string) (URI, error) { return p.parse(s, 0) }
 // ParseAbsolute parses an absolute-URI (§4.3) under p's options.
 func (p Parser) ParseAbsolute(s string) (URI, error) { return p.parse(s, needScheme|noFragment) }
 
-// parse is one pass over s following RFC 3986 Appendix A:
+// parse is one pass over s following RFC 3986 Appendix A. (Parse,
+// ParseReference and ParseAbsolute call it directly, which keeps them small
+// enough to be inlined: the URI it returns is then copied once, not twice.)
 //
 //	URI-reference = URI / relative-ref
 //	URI           = scheme ":" hier-part [ "?" query ] [ "#" fragment ]
@@ -75,10 +77,7 @@ func (p Parser) parse(s string, mode uint8) (URI, error) {
 	// scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) (§3.1). What
 	// looks like a scheme but lacks its ':' is the start of a relative path.
 	if len(s) > 0 && is(s[0], cAlpha) {
-		j := 1
-		for j < len(s) && is(s[j], cScheme) {
-			j++
-		}
+		j := schemeRun(s)
 		if j < len(s) && s[j] == ':' {
 			u.flags |= hasScheme
 			u.schemeEnd = uint32(j)
@@ -104,7 +103,7 @@ func (p Parser) parse(s string, mode uint8) (URI, error) {
 		// The common authority, a reg-name or IPv4 host with an optional
 		// port, is read in one pass; anything else (a userinfo, an
 		// IP-literal, an error) goes to parseAuthority.
-		h := scan(s, a, cRegName)
+		h := scanWords(s, a, &wordRegName)
 		j := h
 		if j < len(s) && s[j] == ':' {
 			j++
@@ -120,7 +119,6 @@ func (p Parser) parse(s string, mode uint8) (URI, error) {
 			}
 			if h < j {
 				u.flags |= hasPort
-				u.portStart = uint32(h + 1)
 			}
 			i = j
 		} else {
@@ -143,12 +141,12 @@ func (p Parser) parse(s string, mode uint8) (URI, error) {
 	if !u.has(hasScheme) && !u.has(hasAuthority) {
 		// §4.2: a relative-path reference cannot have a colon in its
 		// first segment, or it would read as a scheme.
-		i = scan(s, i, cSegmentNC)
+		i = scanWords(s, i, &wordSegmentNC)
 		if i < len(s) && s[i] == ':' {
 			return URI{}, errAt(ErrInvalidPath, s, i, `colon in the first segment of a relative path (write "./" before it)`)
 		}
 	}
-	i = scan(s, i, cPath)
+	i = scanWords(s, i, &wordPath)
 	if i < len(s) && s[i] != '?' && s[i] != '#' {
 		return URI{}, errComponent(ErrInvalidPath, s, i, "path")
 	}
@@ -157,7 +155,7 @@ func (p Parser) parse(s string, mode uint8) (URI, error) {
 	if i < len(s) && s[i] == '?' {
 		u.flags |= hasQuery
 		u.queryStart = uint32(i)
-		i = scan(s, i+1, cQuery)
+		i = scanWords(s, i+1, &wordQuery)
 		if i < len(s) && s[i] != '#' {
 			return URI{}, errComponent(ErrInvalidQuery, s, i, "query")
 		}
@@ -170,7 +168,7 @@ func (p Parser) parse(s string, mode uint8) (URI, error) {
 		}
 		u.flags |= hasFragment
 		u.fragStart = uint32(i)
-		i = scan(s, i+1, cQuery)
+		i = scanWords(s, i+1, &wordQuery)
 		if i < len(s) {
 			return URI{}, errComponent(ErrInvalidFragment, s, i, "fragment")
 		}
@@ -229,7 +227,6 @@ func (p Parser) parseAuthority(u *URI, a, e int) error {
 			return err
 		}
 		u.flags |= hasUserinfo
-		u.userEnd = uint32(at)
 		return p.parseHostPort(u, at+1, e)
 	}
 	err := p.parseHostPort(u, a, e)
@@ -327,7 +324,6 @@ func (p Parser) parseHostPort(u *URI, h, e int) error {
 	if hostEnd < e {
 		// s[hostEnd] == ':' here
 		u.flags |= hasPort
-		u.portStart = uint32(hostEnd + 1)
 		for j := hostEnd + 1; j < e; j++ {
 			if !is(s[j], cDigit) {
 				return errAt(ErrInvalidPort, s, j, "port is not a number")

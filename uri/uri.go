@@ -46,17 +46,21 @@ const (
 // components. The zero value is the empty relative reference.
 //
 //	scheme ":" "//" userinfo "@" host ":" port path "?" query "#" fragment
-//	      ^schemeEnd        ^userEnd ^hostStart..hostEnd ^portStart ^pathStart ^queryStart ^fragStart
+//	      ^schemeEnd         ^hostStart..hostEnd     ^pathStart ^queryStart ^fragStart
+//
+// The '@' that ends a userinfo and the ':' that starts a port are next to
+// the host (one byte further for the brackets of an IP-literal), so they
+// need no field: at 48 bytes, a URI is copied in three 16-byte moves, none
+// of which straddles two earlier stores (a 56-byte copy ends with an
+// overlapping move that the processor cannot forward from the store before).
 //
 // Two URIs are == when they were parsed from the same text with the same
 // outcome.
 type URI struct {
 	s          string
 	schemeEnd  uint32 // index of the ':' ending the scheme
-	userEnd    uint32 // index of the '@' ending the userinfo
 	hostStart  uint32 // host text, brackets of an IP-literal excluded
 	hostEnd    uint32
-	portStart  uint32 // index just after the port's ':'
 	pathStart  uint32
 	queryStart uint32 // index of '?'
 	fragStart  uint32 // index of '#'
@@ -64,7 +68,22 @@ type URI struct {
 	kind       HostKind
 }
 
-func (u URI) has(f uint8) bool { return u.flags&f != 0 }
+// literal is 1 for an IP-literal host, whose brackets sit between it and
+// the '@' before it and the ':' after it.
+func (u *URI) literal() uint32 {
+	if u.kind >= IPv6 {
+		return 1
+	}
+	return 0
+}
+
+// userEnd is the index of the '@' ending the userinfo.
+func (u *URI) userEnd() uint32 { return u.hostStart - 1 - u.literal() }
+
+// portStart is the index just after the port's ':'.
+func (u *URI) portStart() uint32 { return u.hostEnd + 1 + u.literal() }
+
+func (u *URI) has(f uint8) bool { return u.flags&f != 0 } // a pointer, so that no call copies the URI
 
 // String returns the URI exactly as it was parsed.
 func (u URI) String() string { return u.s }
@@ -133,7 +152,7 @@ func (u URI) Userinfo() string {
 	if !u.has(hasUserinfo) {
 		return ""
 	}
-	return u.s[u.authStart():u.userEnd]
+	return u.s[u.authStart():u.userEnd()]
 }
 
 // Host returns the host as written; an IP-literal comes without its
@@ -167,7 +186,7 @@ func (u URI) Port() string {
 	if !u.has(hasPort) {
 		return ""
 	}
-	return u.s[u.portStart:u.pathStart]
+	return u.s[u.portStart():u.pathStart]
 }
 
 // PortNumber returns the port as a number, leading zeros allowed; ok is

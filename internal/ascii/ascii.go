@@ -28,6 +28,7 @@ const (
 	Query                         // pchar / "/" / "?" (query §3.4 and fragment §3.5)
 	SegmentNC                     // unreserved / sub-delims / "@" (segment-nz-nc, §3.3)
 	LDH                           // ALPHA / DIGIT / "-" (letters, digits, hyphen: RFC 8141 §2 ldh, RFC 1034 §3.5)
+	QueryValue                    // Query but "&", "=", "+", ";": data in a name or value of a form query (application/x-www-form-urlencoded)
 )
 
 // Alnum is ALPHA / DIGIT.
@@ -70,6 +71,11 @@ var Table = func() (t [256]uint16) {
 	}
 	add("/", Path|Query)
 	add("?", Query)
+	for c := range t {
+		if t[c]&Query != 0 && c != '&' && c != '=' && c != '+' && c != ';' {
+			t[c] |= QueryValue
+		}
+	}
 	return t
 }()
 
