@@ -419,7 +419,11 @@ func checkJoinRedact(t *testing.T, u URI, text string) {
 		if up != vp {
 			t.Fatalf("%q: JoinPath(%q) = %q changes more than the path", u, text, v)
 		}
-		if p := v.Path(); (u.HasScheme() || strings.HasPrefix(p, "/")) && RemoveDotSegments(strings.TrimPrefix(p, "/.")) != strings.TrimPrefix(p, "/.") {
+		p := v.Path()
+		if strings.HasPrefix(p, "/.//") {
+			p = p[2:] // the guard that keeps "//" from reading as an authority
+		}
+		if (u.HasScheme() || strings.HasPrefix(p, "/")) && RemoveDotSegments(p) != p {
 			t.Fatalf("%q: JoinPath(%q) = %q keeps dot segments", u, text, v)
 		}
 		if !strings.Contains(v.Path(), strings.Trim(text, "/")) && !strings.Contains(text, ".") {
