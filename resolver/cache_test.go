@@ -57,11 +57,13 @@ func FuzzLookupCache(f *testing.F) {
 		for i := range c.shards { // a small byte budget, so that it bites too
 			c.shards[i].maxBytes = 600 + int(size)*8
 		}
-		type want struct {
-			id    int64
-			valid bool
-		}
-		model := map[string]want{}
+		// model holds, per key, the records a get may serve: every one put
+		// by a load that began after the key's last invalidation. Between
+		// two invalidations of a key the store's answer for it does not
+		// change (every write invalidates), so any of them is current; a
+		// put refused because another key of its shard was invalidated
+		// may leave an earlier one in place.
+		model := map[string]map[int64]bool{}
 		stamps := map[string]cacheStamp{} // a load under way, per key
 		stale := map[string]bool{}        // its stamp predates an invalidation
 		var next int64
@@ -82,26 +84,26 @@ func FuzzLookupCache(f *testing.F) {
 				rec := Record{ID: next, URN: strings.Repeat("x", int(ops[i])*4)}
 				c.put(k, cached{rec: rec, found: true}, st)
 				if !stale[k] {
-					model[k] = want{next, true}
+					if model[k] == nil {
+						model[k] = map[int64]bool{}
+					}
+					model[k][next] = true
 				}
 			case 2, 5:
 				got, ok := c.get(k)
-				w := model[k]
-				if ok && (!w.valid || got.rec.ID != w.id) {
-					t.Fatalf("get %s served record %d; the model allows %+v", k, got.rec.ID, w)
+				if ok && !model[k][got.rec.ID] {
+					t.Fatalf("get %s served record %d; the model allows %v", k, got.rec.ID, model[k])
 				}
 			case 3:
 				c.invalidate(k)
-				model[k] = want{}
+				delete(model, k)
 				// Same-shard loads are refused too; that only costs a miss,
 				// so the model marks just the key's own load stale.
 				stale[k] = true
 			case 4:
 				c.invalidateAll()
 				c.checkShape(t)
-				for mk := range model {
-					model[mk] = want{}
-				}
+				clear(model)
 				for sk := range stamps {
 					stale[sk] = true
 				}
