@@ -73,6 +73,11 @@ func roleOf(b []byte) resolver.Role {
 
 // records runs a query whose rows are recordCols.
 func (rd reader) records(ctx context.Context, what string, q query, args ...any) ([]resolver.Record, error) {
+	return queryAll(ctx, rd, what, q, func(r *sql.Rows) (resolver.Record, error) { return scanRecord(r) }, args...)
+}
+
+// queryAll runs one of the prepared queries and scans every row with scan.
+func queryAll[T any](ctx context.Context, rd reader, what string, q query, scan func(*sql.Rows) (T, error), args ...any) ([]T, error) {
 	if err := rd.live(); err != nil {
 		return nil, err
 	}
@@ -81,13 +86,13 @@ func (rd reader) records(ctx context.Context, what string, q query, args ...any)
 		return nil, storeErr(ctx, what, err)
 	}
 	defer rows.Close()
-	var out []resolver.Record
+	var out []T
 	for rows.Next() {
-		r, err := scanRecord(rows)
+		v, err := scan(rows)
 		if err != nil {
 			return nil, storeErr(ctx, what, err)
 		}
-		out = append(out, r)
+		out = append(out, v)
 	}
 	return out, storeErr(ctx, what, rows.Err())
 }
@@ -374,23 +379,7 @@ func scanEntry(sc interface{ Scan(...any) error }) (resolver.Entry, error) {
 }
 
 func (rd reader) entries(ctx context.Context, what string, q query, args ...any) ([]resolver.Entry, error) {
-	if err := rd.live(); err != nil {
-		return nil, err
-	}
-	rows, err := rd.q[q].QueryContext(ctx, args...)
-	if err != nil {
-		return nil, storeErr(ctx, what, err)
-	}
-	defer rows.Close()
-	var out []resolver.Entry
-	for rows.Next() {
-		e, err := scanEntry(rows)
-		if err != nil {
-			return nil, storeErr(ctx, what, err)
-		}
-		out = append(out, e)
-	}
-	return out, storeErr(ctx, what, rows.Err())
+	return queryAll(ctx, rd, what, q, func(r *sql.Rows) (resolver.Entry, error) { return scanEntry(r) }, args...)
 }
 
 func (rd reader) History(ctx context.Context, recordID int64) ([]resolver.Entry, error) {
