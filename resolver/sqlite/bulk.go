@@ -17,11 +17,15 @@ import (
 // SQLite VM; here each table gets multi-row INSERTs of bulkRows rows, one
 // prepared statement per table reused for every full chunk.
 
-// bulkRows is the number of rows of one multi-row INSERT. With the widest
-// table (records, 11 columns) it binds 1,100 parameters, far below
-// SQLite's limit (32,766), and a batch of 1000 records is ten statements
-// per table.
-const bulkRows = 100
+// bulkParams bounds the parameters of one multi-row INSERT: a table gets
+// bulkParams/columns rows a statement. Not more: modernc.org/sqlite's bind
+// looks each parameter up among all the arguments, so binding n of them
+// costs n² (with 1,100 parameters a statement, binding took two thirds of
+// an import's time); and not much fewer, since each statement is one more
+// trip through database/sql and the VM.
+const bulkParams = 35
+
+func bulkRows(t bulkTable) int { return max(1, bulkParams/bulkCols[t]) }
 
 // bulkTable is one table that the bulk methods insert into.
 type bulkTable int
@@ -70,13 +74,13 @@ func (t *tx) insertRows(ctx context.Context, what string, table bulkTable, args 
 		return err
 	}
 	cols := bulkCols[table]
-	chunk := bulkRows * cols
+	chunk := bulkRows(table) * cols
 	for len(args) > 0 {
 		n := min(len(args), chunk)
 		var st *sql.Stmt
 		if n == chunk {
 			if t.w.bulk[table] == nil {
-				s, err := t.w.conn.PrepareContext(ctx, bulkSQL(table, bulkRows))
+				s, err := t.w.conn.PrepareContext(ctx, bulkSQL(table, bulkRows(table)))
 				if err != nil {
 					return storeErr(ctx, what, err)
 				}

@@ -146,8 +146,13 @@ func (s *Store) open(ctx context.Context) error {
 	// is gone). FULL syncs the WAL at every commit: when Update returns nil
 	// the change is on disk, as resolver.Store promises. The cost is one
 	// fsync per transaction, which PutMany's batches share.
+	//
+	// temp_store=MEMORY keeps the journals of savepoints and statements in
+	// memory (they are only ever read by a rollback on this connection)
+	// rather than spilling them to temporary files: a bulk insert's
+	// savepoint copies every page it changes there.
 	s.wdb, err = sql.Open("sqlite", dsn(s.path,
-		"busy_timeout("+busy+")", "cache_size("+cache+")", "foreign_keys(1)",
+		"busy_timeout("+busy+")", "cache_size("+cache+")", "foreign_keys(1)", "temp_store(2)",
 		"synchronous(FULL)", "journal_size_limit(67108864)", "wal_autocheckpoint(8192)"))
 	if err != nil {
 		return err
