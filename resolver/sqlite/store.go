@@ -43,6 +43,12 @@ type Options struct {
 	// reads the rest of the file through the operating system's page cache,
 	// which is not the process's (readers do not mmap the file).
 	CacheKiB int
+	// SnapshotAge is the longest a lookup reader keeps one read
+	// transaction open (snapshot.go); 0 means DefaultSnapshotAge. It bounds
+	// how late a lookup sees another process's write when Watch does not
+	// run, and how long an idle server holds the WAL; this process's own
+	// writes are seen as soon as they are acknowledged, whatever it is.
+	SnapshotAge time.Duration
 	// Exclusive makes Open take the data directory's lock file, so that a
 	// second urikit serve on the same directory fails at once with a clear
 	// error instead of running beside the first. urikit serve sets it; the
@@ -55,6 +61,9 @@ type Options struct {
 const (
 	DefaultBusyTimeout = 5 * time.Second
 	DefaultCacheKiB    = 32 << 10
+	// Beginning a read transaction every millisecond per reader costs
+	// next to nothing at thousands of lookups a second.
+	DefaultSnapshotAge = time.Millisecond
 )
 
 // Store is a resolver.Store in one SQLite database file.
@@ -71,6 +80,12 @@ type Store struct {
 
 	rdb *sql.DB // the reader pool
 	rd  reader
+
+	sdb   *sql.DB // the snapshot readers' connections (snapshot.go)
+	snaps *snapPool
+	// gen counts this process's commits, and the other processes' ones
+	// that Changed saw: a snapshot reader begun before a bump is stale.
+	gen atomic.Uint64
 
 	wdb  *sql.DB       // holds the one writer connection
 	wsem chan struct{} // one token: whoever holds it owns w
@@ -103,6 +118,9 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	}
 	if opts.CacheKiB <= 0 {
 		opts.CacheKiB = DefaultCacheKiB
+	}
+	if opts.SnapshotAge <= 0 {
+		opts.SnapshotAge = DefaultSnapshotAge
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -210,7 +228,18 @@ func (s *Store) open(ctx context.Context) error {
 		return err
 	}
 	s.rd = reader{q: rq, db: s.rdb, live: s.live}
-	return nil
+
+	s.sdb, err = sql.Open("sqlite", dsn(s.path,
+		"busy_timeout("+busy+")", "cache_size("+readerCache+")", "mmap_size(0)", "query_only(1)"))
+	if err != nil {
+		return err
+	}
+	s.sdb.SetMaxOpenConns(s.opts.Readers)
+	s.sdb.SetMaxIdleConns(s.opts.Readers)
+	s.sdb.SetConnMaxLifetime(0)
+	s.sdb.SetConnMaxIdleTime(0)
+	s.snaps, err = newSnapPool(ctx, s.sdb, s.opts.Readers, s.opts.SnapshotAge, &s.gen, s.live)
+	return err
 }
 
 // dsn is a file: URI for path with the connection's PRAGMAs, which the
@@ -361,6 +390,7 @@ func (s *Store) Update(ctx context.Context, fn func(resolver.Tx) error) (err err
 		return storeErr(ctx, "committing", err)
 	}
 	committed = true
+	s.gen.Add(1) // before the caller hears of it: snapshots begun earlier are dropped
 	return nil
 }
 
@@ -419,6 +449,9 @@ func (s *Store) Changed(ctx context.Context) (bool, error) {
 	}
 	changed := v != s.w.dataVersion
 	s.w.dataVersion = v
+	if changed {
+		s.gen.Add(1)
+	}
 	return changed, nil
 }
 
@@ -456,6 +489,12 @@ func (s *Store) Close() error {
 
 func (s *Store) release() error {
 	var errs []error
+	if s.snaps != nil {
+		s.snaps.close()
+	}
+	if s.sdb != nil {
+		errs = append(errs, s.sdb.Close())
+	}
 	if s.rd.q != nil {
 		s.rd.q.close()
 	}
@@ -479,10 +518,12 @@ func (s *Store) release() error {
 }
 
 // The read methods of Store read the last committed state through the
-// reader pool.
+// reader pool; RecordByKey, the lookup path, through the snapshot readers
+// (snapshot.go), which see this process's writes as soon as they are
+// acknowledged and another process's within maxSnapshotAge.
 
 func (s *Store) RecordByKey(ctx context.Context, key string) (resolver.Record, resolver.Role, error) {
-	return s.rd.RecordByKey(ctx, key)
+	return s.snaps.recordByKey(ctx, key)
 }
 func (s *Store) Record(ctx context.Context, id int64) (resolver.Record, error) {
 	return s.rd.Record(ctx, id)
