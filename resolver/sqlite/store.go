@@ -37,8 +37,8 @@ type Options struct {
 	BusyTimeout time.Duration
 	// CacheKiB is the page-cache budget of the whole store, in KiB; 0
 	// means DefaultCacheKiB. The writer gets half (imports insert keys at
-	// random places in the keys B-tree and profit from it), the readers
-	// share the other half equally. The process's memory is about this
+	// random places in the keys B-tree and profit from it), the lookup
+	// readers share three eighths and the pool for other reads an eighth. The process's memory is about this
 	// plus the Service's lookup cache, whatever the file's size: SQLite
 	// reads the rest of the file through the operating system's page cache,
 	// which is not the process's (readers do not mmap the file).
@@ -157,7 +157,10 @@ func (s *Store) open(ctx context.Context) error {
 	// A negative cache_size is in KiB. Each reader gets at least 1 MiB,
 	// enough for the B-trees' upper levels, which every lookup reads.
 	cache := strconv.Itoa(-max(s.opts.CacheKiB/2, 1024))
-	readerCache := strconv.Itoa(-max(s.opts.CacheKiB/2/s.opts.Readers, 1024))
+	readerCache := strconv.Itoa(-max(s.opts.CacheKiB*3/8/s.opts.Readers, 1024))
+	// The pool for every other read (history, listings, tokens) serves
+	// fewer requests than the lookups do.
+	otherCache := strconv.Itoa(-max(s.opts.CacheKiB/8/s.opts.Readers, 1024))
 	// synchronous=FULL: in WAL mode, NORMAL syncs the WAL only at
 	// checkpoints, so a commit acknowledged just before a power failure or
 	// an OS crash can be lost (the database stays consistent, but the write
@@ -215,7 +218,7 @@ func (s *Store) open(ctx context.Context) error {
 	// so never change the writer's data_version); no mmap, so that what the
 	// process holds stays bounded by cache_size, whatever the file's size.
 	s.rdb, err = sql.Open("sqlite", dsn(s.path,
-		"busy_timeout("+busy+")", "cache_size("+readerCache+")", "mmap_size(0)", "query_only(1)"))
+		"busy_timeout("+busy+")", "cache_size("+otherCache+")", "mmap_size(0)", "query_only(1)"))
 	if err != nil {
 		return err
 	}
