@@ -11,7 +11,9 @@
 # Both servers run on core $SERVER_CPU (default 0): urikit with GOMAXPROCS
 # 1 (Go reads the affinity mask), nginx with one worker. wrk runs on
 # $CLIENT_CPU (default 1): one thread, 32 connections, bench/i2l.lua picking
-# a name at random from names.txt for every request.
+# a name at random from names.txt for every request. Without
+# GENDIR/nginx-map.conf (the 10,000,000-record set: a map that size takes
+# nginx minutes and gigabytes to load) urikit runs alone.
 set -euo pipefail
 data=$1 gen=$2 rounds=${3:-3} secs=${4:-15}
 bin=${URIKIT:-/tmp/bench-urikit}
@@ -65,9 +67,12 @@ http {
 }
 CONF
 t0=$(date +%s)
-taskset -c "$scpu" "$NGINX" -p "$work/nginx" -c "$work/nginx/nginx.conf" &
-pids+=($!)
-nginx_master=$!
+with_nginx=; [ -f "$gen/nginx-map.conf" ] && with_nginx=1
+if [ -n "$with_nginx" ]; then
+	taskset -c "$scpu" "$NGINX" -p "$work/nginx" -c "$work/nginx/nginx.conf" &
+	pids+=($!)
+	nginx_master=$!
+fi
 
 taskset -c "$scpu" "$bin" serve --addr 127.0.0.1:$UPORT --data "$data" --log-level warn >"$work/urikit.out" 2>"$work/urikit.log" &
 pids+=($!)
@@ -83,13 +88,13 @@ wait_up() { # URL
 }
 first=$(head -1 "$gen/names.txt")
 wait_up "http://127.0.0.1:$UPORT/healthz"
-wait_up "http://127.0.0.1:$NPORT/uri-res/I2L?$first"
+[ -z "$with_nginx" ] || wait_up "http://127.0.0.1:$NPORT/uri-res/I2L?$first"
 echo "servers up after $(( $(date +%s) - t0 )) s (nginx loads the map at start)"
 
 # Both answer the same request with the same redirect.
 for i in 0 1 777777; do
 	nm=$(sed -n "$((i % $(wc -l <"$gen/names.txt") + 1))p" "$gen/names.txt")
-	for port in $UPORT $NPORT; do
+	for port in $UPORT ${with_nginx:+$NPORT}; do
 		curl -s -o /dev/null -w "%{http_code} %{redirect_url}\n" "http://127.0.0.1:$port/uri-res/I2L?$nm"
 	done
 done
@@ -108,11 +113,11 @@ run() { # NAME PORT SECONDS
 
 echo "warm-up (not counted)"
 run urikit $UPORT 5 >/dev/null
-run nginx $NPORT 5 >/dev/null
+[ -z "$with_nginx" ] || run nginx $NPORT 5 >/dev/null
 echo "rounds: $rounds × $secs s each, interleaved; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq 1 "$rounds"); do
 	echo "$(run urikit $UPORT "$secs") rss_kib=$(rss $urikit_pid) load=$(cut -d' ' -f1 /proc/loadavg) round=$r"
-	echo "$(run nginx $NPORT "$secs") rss_kib=$(rss $(nginx_pids)) load=$(cut -d' ' -f1 /proc/loadavg) round=$r"
+	[ -z "$with_nginx" ] || echo "$(run nginx $NPORT "$secs") rss_kib=$(rss $(nginx_pids)) load=$(cut -d' ' -f1 /proc/loadavg) round=$r"
 done
 echo "urikit peak RSS: $(awk '/^VmHWM/{print $2}' /proc/$urikit_pid/status) KiB"
 if [ -n "${PROFILE:-}" ]; then
