@@ -123,7 +123,16 @@ func (p *snapPool) recordByKey(ctx context.Context, key string) (resolver.Record
 		}
 		r.open, r.gen, r.began = true, gen, time.Now()
 	}
-	rec, role, err := r.rd.RecordByKey(ctx, key)
+	// The query runs without ctx's cancellation: a lookup is a few B-tree
+	// pages, and in WAL mode a reader waits for a lock only while another
+	// connection recovers the WAL index (then at most the busy timeout),
+	// while a cancellable context costs two goroutines a query
+	// (database/sql's and the driver's watchers), a tenth of a lookup. A
+	// request gone before it starts is caught here.
+	if err := ctx.Err(); err != nil {
+		return resolver.Record{}, "", storeErr(ctx, "looking up a key", err)
+	}
+	rec, role, err := r.rd.RecordByKey(context.WithoutCancel(ctx), key)
 	if err != nil && !errors.Is(err, resolver.ErrNotFound) {
 		// Whatever went wrong (an interrupted statement, a busy file),
 		// the next lookup starts from a fresh transaction.
