@@ -115,7 +115,11 @@ func (s *Service) migratePass(ctx context.Context) (MigrateReport, error) {
 				return nil
 			}
 			data, _ := json.Marshal(map[string]int{"version": urn.KeyVersion, "rekeyed": rekeyed})
-			return tx.Append(ctx, &Entry{Time: s.now(), Action: ActionKeysMigrate, Subject: "keys", Actor: System.Actor(), Data: data})
+			now, err := s.stamp(ctx, tx)
+			if err != nil {
+				return err
+			}
+			return tx.Append(ctx, &Entry{Time: now, Action: ActionKeysMigrate, Subject: "keys", Actor: System.Actor(), Data: data})
 		})
 		if err != nil {
 			return rep, storeError(err)

@@ -216,7 +216,10 @@ func (s *Service) putNew(ctx context.Context, tx BulkTx, p Principal, batch []Na
 	}
 	done := make([]bool, len(batch))
 	seen := make(map[string]bool, len(all))
-	now := s.now()
+	now, err := s.stamp(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
 	var recs []*Record
 	var keys [][]Key
 	var idx []int
@@ -545,7 +548,10 @@ func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft 
 		}
 	}
 
-	now := s.now()
+	now, err := s.stamp(ctx, tx)
+	if err != nil {
+		return Record{}, false, err
+	}
 	rec := draft
 	rec.AuthorityID = p.AuthorityID
 	action := ActionNameCreate
@@ -684,7 +690,10 @@ func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, succe
 			}
 			return conflict(rec, "%s is already withdrawn", rec.URN)
 		}
-		now := s.now()
+		now, err := s.stamp(ctx, tx)
+		if err != nil {
+			return err
+		}
 		rec.Status, rec.Reason, rec.Successor, rec.Updated = Withdrawn, reason, successor, now
 		if err := tx.UpdateRecord(ctx, rec); err != nil {
 			return err

@@ -30,6 +30,7 @@ func RunService(t *testing.T, b Backend) {
 		{"EquivalentNamesRace", testRace},
 		{"PutMany", testPutMany},
 		{"AsOf", testAsOf},
+		{"ClockGoesBackwards", testClockBackwards},
 		{"HistoryVerifies", testVerify},
 		{"Migrate", testMigrate},
 		{"ByLocationAndDuplicates", testByLocation},
@@ -481,7 +482,7 @@ func testPutMany(t *testing.T, b Backend) {
 func testAsOf(t *testing.T, b Backend) {
 	e := newEnv(t, b)
 	c := ctx(t)
-	day := func(d int) time.Time { return time.Date(2020, 1, d, 12, 0, 0, 0, time.UTC) }
+	day := func(d int) time.Time { return time.Date(2027, 1, d, 12, 0, 0, 0, time.UTC) } // after newEnv's entries (t0)
 	e.clock.Set(day(1))
 	in := input("http://v1/")
 	e.put(e.a, "urn:example:a1", in)
@@ -514,6 +515,89 @@ func testAsOf(t *testing.T, b Backend) {
 	wantKind(t, "alias before it was one", err, resolver.KindNotFound)
 	if r, _, err := e.svc.LookupAsOf(c, urn.MustParse("urn:example:a-alias"), day(4)); err != nil || r.URN != "urn:example:a1" {
 		t.Errorf("alias as of day 4: %+v %v", r, err)
+	}
+}
+
+// testClockBackwards: two Services on one store (two instances on one
+// database, through a second handle when the backend has one), the second
+// with a clock an hour behind, and then the first's clock stepped back.
+// Every change is stamped no earlier than the entry before it, the
+// record's Updated is its entry's Time, and as-of lookups still find each
+// version.
+func testClockBackwards(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	c := ctx(t)
+	other := e.store
+	if b.Again != nil {
+		other = b.Again(t, e.store)
+	}
+	behind := &clock{t: t0.Add(-time.Hour)}
+	svc2 := resolver.New(other, resolver.Options{AdminToken: adminToken, Clock: behind.Now})
+
+	e.clock.Set(t0.Add(time.Hour))
+	v1, _ := e.put(e.a, "urn:example:a1", input("http://v1/"))
+	in := input("http://v2/")
+	v2, _, err := svc2.Put(c, e.a, "urn:example:a1", in) // an hour behind
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, _, err := svc2.Put(c, e.a, "urn:example:a2", input("http://x/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc2.AddRule(c, e.admin, "urn:nbn:de:", "https://dnb.example/"); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Set(t0.Add(-24 * time.Hour)) // stepped back a day
+	if _, err := e.svc.Withdraw(c, e.a, "urn:example:a2", "gone", ""); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.svc.PutMany(c, e.a, []resolver.NamedInput{
+		{URN: "urn:example:a3", RecordInput: input("http://3/")},
+		{URN: "urn:example:a1", RecordInput: input("http://v3/")},
+	})
+	if err != nil || res[0].Err != nil || res[1].Err != nil {
+		t.Fatalf("PutMany: %+v %v", res, err)
+	}
+
+	log, err := e.store.Log(c, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(log); i++ {
+		if log[i].Time.Before(log[i-1].Time) {
+			t.Fatalf("entry %d (%s) at %v, before entry %d at %v", log[i].Seq, log[i].Action, log[i].Time, log[i-1].Seq, log[i-1].Time)
+		}
+	}
+	first := log[0].Time
+	for _, en := range log {
+		if en.RecordID == 0 {
+			continue
+		}
+		var snap resolver.Record
+		if err := json.Unmarshal(en.Data, &snap); err != nil {
+			t.Fatal(err)
+		}
+		if !snap.Updated.Equal(en.Time) {
+			t.Errorf("entry %d at %v records a change made at %v", en.Seq, en.Time, snap.Updated)
+		}
+	}
+	if !v2.Updated.Equal(v1.Updated) || !r2.Created.Equal(v1.Updated) {
+		t.Errorf("writes an hour behind stamped %v and %v, want the head's %v", v2.Updated, r2.Created, v1.Updated)
+	}
+	if first.After(v1.Updated) || !log[len(log)-1].Time.Equal(v1.Updated) {
+		t.Errorf("times from %v to %v, want all at or before %v and the last at it", first, log[len(log)-1].Time, v1.Updated)
+	}
+	// As of the time of the first version, the latest of the entries
+	// stamped then is the answer; as of a minute before, nothing.
+	r, ent, err := e.svc.LookupAsOf(c, urn.MustParse("urn:example:a1"), v1.Updated)
+	if err != nil || r.Locations[0].URL != "http://v3/" || !ent.Time.Equal(v1.Updated) {
+		t.Errorf("as of %v: %+v %v", v1.Updated, r.Locations, err)
+	}
+	_, _, err = e.svc.LookupAsOf(c, urn.MustParse("urn:example:a1"), v1.Updated.Add(-time.Minute))
+	wantKind(t, "as of before the name existed", err, resolver.KindNotFound)
+	if _, err := e.svc.Verify(c, nil); err != nil {
+		t.Fatal(err)
 	}
 }
 
