@@ -270,6 +270,13 @@ func testPutInvalid(t *testing.T, b Backend) {
 		{"urn:example:a1", resolver.RecordInput{Locations: []resolver.Location{{URL: "http://x/"}}, Aliases: []string{"URN:EXAMPLE:a1"}}, "aliases[0]", -1},
 		{"urn:example:a1", resolver.RecordInput{Locations: []resolver.Location{{URL: "http://x/"}}, Aliases: []string{"urn:x"}}, "aliases[0]", 5},
 		{"urn:isbn:9780395363417", input("http://x/"), "urn", -1}, // bad check digit
+		// Schemes whose URI is content run or rendered by the browser,
+		// in any case of letters.
+		{"urn:example:a1", input("javascript:alert(document.domain)"), "locations[0].url", 0},
+		{"urn:example:a1", input("http://x/", "JavaScript:alert(1)"), "locations[1].url", 0},
+		{"urn:example:a1", input("VBScript:MsgBox(1)"), "locations[0].url", 0},
+		{"urn:example:a1", input("data:text/html,%3Cscript%3Ealert(1)%3C/script%3E"), "locations[0].url", 0},
+		{"urn:example:a1", input("DATA:image/svg+xml;base64,PHN2Zz48L3N2Zz4="), "locations[0].url", 0},
 	}
 	for _, tc := range cases {
 		_, _, err := e.svc.Put(c, e.a, tc.name, tc.in)
@@ -278,8 +285,38 @@ func testPutInvalid(t *testing.T, b Backend) {
 			t.Errorf("Put(%q): field %q offset %d, want %q %d (%v)", tc.name, re.Field, re.Offset, tc.field, tc.offset, err)
 		}
 	}
-	if recs, _ := e.store.Records(c, 0, 10); len(recs) != 0 {
+	res, err := e.svc.PutMany(c, e.a, []resolver.NamedInput{
+		{URN: "urn:example:a2", RecordInput: input("javascript:alert(1)")},
+		{URN: "urn:example:a3", RecordInput: input("http://ok/")},
+	})
+	if err != nil || resolver.KindOf(res[0].Err) != resolver.KindInvalid || res[1].Err != nil {
+		t.Fatalf("PutMany with a javascript: location: %+v %v", res, err)
+	}
+	if recs, _ := e.store.Records(c, 0, 10); len(recs) != 1 || recs[0].URN != "urn:example:a3" {
 		t.Fatalf("invalid PUTs stored %d records", len(recs))
+	}
+	_, err = e.svc.Withdraw(c, e.a, "urn:example:a3", "", "javascript:alert(1)")
+	if re := wantKind(t, "a javascript: successor", err, resolver.KindInvalid); re.Field != "successor" {
+		t.Errorf("a javascript: successor: field %q", re.Field)
+	}
+	// Schemes that merely begin like one of them are locations like any.
+	e.put(e.a, "urn:example:a4", input("javascripts://x/", "database:x", "datax:y"))
+
+	// A record stored before the rule keeps its location and resolves as
+	// it did; the next write must replace the location; a withdrawal,
+	// which changes no location, goes through.
+	InsertLegacy(t, e.store, resolver.Record{URN: "urn:example:a-old", AuthorityID: e.aID,
+		Locations: []resolver.Location{{URL: "javascript:alert(1)"}}})
+	if got, err := e.lookup("urn:example:a-old"); err != nil || got.Locations[0].URL != "javascript:alert(1)" {
+		t.Fatalf("a record stored before the rule: %+v %v", got, err)
+	}
+	_, _, err = e.svc.Put(c, e.a, "urn:example:a-old", input("javascript:alert(1)"))
+	wantKind(t, "the same javascript: location again", err, resolver.KindInvalid)
+	if _, err := e.svc.Withdraw(c, e.a, "urn:example:a-old", "unsafe", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.Verify(c, nil); err != nil {
+		t.Fatal(err)
 	}
 }
 
