@@ -83,7 +83,10 @@ func (s *Service) CreateAuthority(ctx context.Context, p Principal, name string,
 				}
 			}
 		}
-		now := s.now()
+		now, err := s.stamp(ctx, tx)
+		if err != nil {
+			return err
+		}
 		a = Authority{Name: name, Prefixes: canon, Created: now, Updated: now}
 		if err := tx.InsertAuthority(ctx, &a); err != nil {
 			return err
@@ -174,11 +177,13 @@ func (s *Service) AddToken(ctx context.Context, p Principal, id int64, label str
 		} else if err != nil {
 			return err
 		}
-		now := s.now()
+		now, err := s.stamp(ctx, tx)
+		if err != nil {
+			return err
+		}
 		if err := s.insertToken(ctx, tx, p, id, label, tok, now); err != nil {
 			return err
 		}
-		var err error
 		t, err = tx.TokenByHash(ctx, HashToken(tok))
 		return err
 	})
@@ -223,7 +228,10 @@ func (s *Service) RevokeToken(ctx context.Context, p Principal, id, tokenID int6
 		if live == 1 {
 			return errorf(KindConflict, "token %d is the authority's last valid token: add another first, or transfer the authority", tokenID)
 		}
-		now := s.now()
+		now, err := s.stamp(ctx, tx)
+		if err != nil {
+			return err
+		}
 		t.Revoked = now
 		if err := tx.UpdateToken(ctx, t); err != nil {
 			return err
@@ -254,7 +262,10 @@ func (s *Service) TransferAuthority(ctx context.Context, p Principal, id int64, 
 		if err != nil {
 			return err
 		}
-		now := s.now()
+		now, err := s.stamp(ctx, tx)
+		if err != nil {
+			return err
+		}
 		toks, err := tx.Tokens(ctx, id)
 		if err != nil {
 			return err
@@ -312,7 +323,10 @@ func (s *Service) AddRule(ctx context.Context, p Principal, prefix, target strin
 	}
 	var r Rule
 	err = s.store.Update(ctx, func(tx Tx) error {
-		now := s.now()
+		now, err := s.stamp(ctx, tx)
+		if err != nil {
+			return err
+		}
 		r = Rule{Prefix: c, Target: target, Created: now}
 		if err := tx.InsertRule(ctx, &r); errors.Is(err, ErrKeyTaken) {
 			return errorf(KindConflict, "there is already a rule for %s", c)
@@ -349,7 +363,11 @@ func (s *Service) RemoveRule(ctx context.Context, p Principal, id int64) error {
 			if err != nil {
 				return err
 			}
-			return tx.Append(ctx, &Entry{Time: s.now(), Action: ActionRuleRemove, Subject: "rule:" + strconv.FormatInt(id, 10), Actor: p.Actor(), Data: data})
+			now, err := s.stamp(ctx, tx)
+			if err != nil {
+				return err
+			}
+			return tx.Append(ctx, &Entry{Time: now, Action: ActionRuleRemove, Subject: "rule:" + strconv.FormatInt(id, 10), Actor: p.Actor(), Data: data})
 		}
 		return errorf(KindNotFound, "no rule %d", id)
 	})

@@ -74,9 +74,19 @@ func ChainHash(prev []byte, e Entry) []byte {
 // Seal fills in e.Seq, e.Prev and e.Hash given the entry before it (the
 // zero Entry when e is the first). Stores call it inside the transaction
 // that appends e, holding whatever lock serializes appends.
+//
+// An entry's Time is never earlier than last.Time: as-of lookups pick
+// entries by time, so times must not go backwards in Seq order, whatever
+// the clocks of the processes sharing a database say. The Service already
+// stamps each change with max(now, head's time) (so that a record's
+// Updated is its entry's Time); Seal enforces the same for any other
+// caller, when the store passes last with its Time.
 func Seal(last Entry, e *Entry) {
 	e.Seq = last.Seq + 1
 	e.Time = e.Time.UTC().Truncate(time.Microsecond)
+	if e.Time.Before(last.Time) {
+		e.Time = last.Time.UTC()
+	}
 	e.Prev = last.Hash
 	e.Hash = ChainHash(last.Hash, *e)
 }

@@ -115,7 +115,11 @@ func (s *Service) migratePass(ctx context.Context) (MigrateReport, error) {
 				return nil
 			}
 			data, _ := json.Marshal(map[string]int{"version": urn.KeyVersion, "rekeyed": rekeyed})
-			return tx.Append(ctx, &Entry{Time: s.now(), Action: ActionKeysMigrate, Subject: "keys", Actor: System.Actor(), Data: data})
+			now, err := s.stamp(ctx, tx)
+			if err != nil {
+				return err
+			}
+			return tx.Append(ctx, &Entry{Time: now, Action: ActionKeysMigrate, Subject: "keys", Actor: System.Actor(), Data: data})
 		})
 		if err != nil {
 			return rep, storeError(err)
@@ -139,30 +143,6 @@ func roleRank(r Role) int {
 	return 0
 }
 
-// Verify checks the whole history, entry by entry, and returns how many
-// entries it checked. A broken chain is a *ChainError naming the first entry
-// that does not fit. progress, when not nil, is called after each batch.
-func (s *Service) Verify(ctx context.Context, progress func(checked int64)) (int64, error) {
-	var v Verifier
-	for {
-		batch, err := s.store.Log(ctx, v.Head().Seq, 1000)
-		if err != nil {
-			return v.Count(), storeError(err)
-		}
-		if len(batch) == 0 {
-			return v.Count(), nil
-		}
-		for _, e := range batch {
-			if err := v.Next(e); err != nil {
-				return v.Count(), err
-			}
-		}
-		if progress != nil {
-			progress(v.Count())
-		}
-	}
-}
-
 // Duplicates calls fn for every location that several records share, after
 // scheme-based normalization, in key order.
 func (s *Service) Duplicates(ctx context.Context, fn func(Duplicate) error) error {
@@ -182,10 +162,4 @@ func (s *Service) Duplicates(ctx context.Context, fn func(Duplicate) error) erro
 		}
 		after = ds[len(ds)-1].Key
 	}
-}
-
-// IsChainError reports whether err says the history was tampered with.
-func IsChainError(err error) bool {
-	var c *ChainError
-	return errors.As(err, &c)
 }

@@ -84,6 +84,28 @@ func (s *Service) now() time.Time {
 	return s.opts.Clock().UTC().Truncate(time.Microsecond)
 }
 
+// stamp returns the time of a change written in tx: the clock's time, or
+// the time of the history's last entry when the clock reads earlier.
+// As-of lookups (?as-of=, Accept-Datetime) pick a record's entry by time,
+// which only works when times never go backwards in Seq order; yet several
+// instances on one database each read their own clock, and one may run
+// behind another, or be stepped back. tx holds the lock that serializes
+// appends (Store.Update), so the head it reads is the entry this change
+// follows, and max(now, head) keeps the order whoever writes. The record's
+// Created/Updated take the same time, so that its snapshot in the history
+// agrees with the entry's Time.
+func (s *Service) stamp(ctx context.Context, tx Tx) (time.Time, error) {
+	now := s.now()
+	head, err := tx.Head(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if now.Before(head.Time) {
+		now = head.Time.UTC()
+	}
+	return now, nil
+}
+
 // Invalidate drops cached lookups of the given keys; a store that learns of
 // other processes' writes (PostgreSQL's LISTEN/NOTIFY) calls it. With no
 // keys it drops every cached lookup.

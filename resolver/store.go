@@ -85,6 +85,27 @@ type Reader interface {
 	// Setting returns a named value the service keeps (ErrNotFound when
 	// unset).
 	Setting(ctx context.Context, name string) (string, error)
+
+	// RecordStates returns, in ID order, what is stored under the first
+	// limit record IDs above after: every ID that the records table, the
+	// history (an entry's RecordID) or the keys table (a key's RecordID)
+	// holds, with the record, the last history entry about it and its
+	// keys (in key order). One page is read in one snapshot of the
+	// database, and one statement (or a fixed few), never one per record:
+	// Verify pages through tens of millions of records with it.
+	RecordStates(ctx context.Context, after int64, limit int) ([]RecordState, error)
+}
+
+// RecordState is what a store holds under one record ID (RecordStates).
+// Normally all three parts are there; a part that is missing, or that
+// disagrees with the others, was changed without going through the
+// Service (Verify reports it).
+type RecordState struct {
+	ID        int64
+	HasRecord bool   // whether the records table holds a record with this ID
+	Record    Record // that record, when HasRecord
+	Latest    Entry  // the last history entry about the record (Seq 0: none)
+	Keys      []Key  // the keys held for this ID, in key order
 }
 
 // Tx is one read-write transaction. Its reads see its own writes.

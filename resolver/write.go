@@ -216,7 +216,10 @@ func (s *Service) putNew(ctx context.Context, tx BulkTx, p Principal, batch []Na
 	}
 	done := make([]bool, len(batch))
 	seen := make(map[string]bool, len(all))
-	now := s.now()
+	now, err := s.stamp(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
 	var recs []*Record
 	var keys [][]Key
 	var idx []int
@@ -407,7 +410,40 @@ func locationKey(field, raw string) (string, string, error) {
 		}
 		return "", "", invalid(field, off, "not an absolute URI: %s", reason)
 	}
+	if isScriptScheme(u.Scheme()) {
+		return "", "", invalid(field, 0, "the %s: scheme is refused: such a URI is content that a browser runs or renders, "+
+			"not a place to fetch from, and the resolver would hand it out under its own origin (RFC 3986 §7, RFC 2483 §4.1)",
+			strings.ToLower(u.Scheme()))
+	}
 	return raw, u.Normalize(uri.SchemeBased).String(), nil
+}
+
+// isScriptScheme reports whether a URI with this scheme is content rather
+// than a place: javascript: and vbscript: are code that a browser runs in
+// the context of the page or redirect that led to it, and data: (RFC 2397)
+// is the content itself — text/html or image/svg+xml with scripts in it —
+// for which RFC 2397 §6 leaves the danger to the media type's handler. A
+// resolver hands its locations out as redirects (I2L, N2L), links on its
+// pages and text/uri-list lists: one of these would be script injected
+// through the resolver's trusted origin, which RFC 3986 §7 ("care must be
+// taken ... to prevent that data from causing unintended access") and RFC
+// 2483 §4.1 (a malicious entry in the resolver's database) warn against.
+// Schemes are case-insensitive (RFC 3986 §3.1): JavaScript: is refused too.
+//
+// Only writes are checked (Put, PutMany, Withdraw's successor). Records
+// stored before this rule keep what they hold and resolve as they did: the
+// history's hash chain covers the snapshot of every record, so rewriting
+// them in place would make the directory fail its own verification, and
+// dropping a location would change what a name resolves to behind its
+// maintainer's back. Their maintainers replace such a location at their
+// next edit, which this check then requires.
+func isScriptScheme(scheme string) bool {
+	for _, s := range [...]string{"javascript", "vbscript", "data"} {
+		if strings.EqualFold(scheme, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseAssignedName parses a name to register: a URN's assigned name, with
@@ -545,7 +581,10 @@ func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft 
 		}
 	}
 
-	now := s.now()
+	now, err := s.stamp(ctx, tx)
+	if err != nil {
+		return Record{}, false, err
+	}
 	rec := draft
 	rec.AuthorityID = p.AuthorityID
 	action := ActionNameCreate
@@ -684,7 +723,10 @@ func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, succe
 			}
 			return conflict(rec, "%s is already withdrawn", rec.URN)
 		}
-		now := s.now()
+		now, err := s.stamp(ctx, tx)
+		if err != nil {
+			return err
+		}
 		rec.Status, rec.Reason, rec.Successor, rec.Updated = Withdrawn, reason, successor, now
 		if err := tx.UpdateRecord(ctx, rec); err != nil {
 			return err

@@ -21,7 +21,7 @@ func init() {
 	register(command{name: "rules", summary: "delegation rules: names under a prefix go to another resolver (admin)", run: runRules})
 	register(command{name: "duplicates", summary: "list the locations that several names of a resolver share", run: runDuplicates})
 	register(command{name: "migrate", summary: "bring a resolver store's schema and name keys up to date", run: runMigrate})
-	register(command{name: "verify", summary: "check a resolver's hash-chained history, entry by entry", run: runVerify})
+	register(command{name: "verify", summary: "check a resolver's hash-chained history, and its records and keys against it", run: runVerify})
 }
 
 // interruptible returns a context that ends at the first SIGINT or
@@ -421,9 +421,13 @@ func runVerify(args []string, s *stdio) int {
 	t, st := localOnly(s, "verify", args,
 		"Checks the directory's whole history, entry by entry: each entry's number,\n"+
 			"its link to the hash of the entry before it, and its own hash over its\n"+
-			"content. A change made to the database directly (an edited, removed or\n"+
-			"reordered entry) is found: the exit status is then 1 and the first entry\n"+
-			"that does not fit is named.")
+			"content. Then checks that the directory as it stands is what the history\n"+
+			"says: every record against the last history entry about it, every key\n"+
+			"against the names and aliases the history gives its record. A change made\n"+
+			"to the database directly (an edited, removed or reordered entry; an edited,\n"+
+			"added or deleted record or key) is found: the exit status is then 1 and\n"+
+			"the first entry or record that does not fit is named, with what differs.\n"+
+			"It reads a page at a time, whatever the size of the directory.")
 	if st >= 0 {
 		return st
 	}
@@ -435,25 +439,35 @@ func runVerify(args []string, s *stdio) int {
 	}
 	defer store.Close()
 	svc := resolver.New(store, resolver.Options{CacheSize: -1})
-	n, err := svc.Verify(ctx, nil)
+	rep, err := svc.VerifyAll(ctx, nil)
 	var ce *resolver.ChainError
-	if errors.As(err, &ce) {
+	var se *resolver.StateError
+	switch {
+	case errors.As(err, &ce):
 		what := ""
 		if es, lerr := store.Log(ctx, ce.Seq-1, 1); lerr == nil && len(es) == 1 && es[0].Seq == ce.Seq {
 			e := es[0]
 			what = fmt.Sprintf(" (%s %s at %s)", e.Action, e.Subject, e.Time.UTC().Format(time.RFC3339))
 		}
 		fmt.Fprintf(s.err, "urikit verify: history entry %d%s does not fit: %s; the %s before it verified\n",
-			ce.Seq, what, ce.Reason, plural(int(n), "entry", "entries"))
+			ce.Seq, what, ce.Reason, plural(int(rep.Entries), "entry", "entries"))
 		return exitInvalid
-	}
-	if err != nil {
+	case errors.As(err, &se):
+		name := se.URN
+		if name == "" {
+			name = "(no name)"
+		}
+		fmt.Fprintf(s.err, "urikit verify: record %d, %s, is not what the history says: %s; the history (%s) verified, and the %s before it\n",
+			se.RecordID, name, se.Reason, plural(int(rep.Entries), "entry", "entries"), plural(int(rep.Records), "record", "records"))
+		return exitInvalid
+	case err != nil:
 		return fail(s, "verify", t, err)
 	}
 	head, err := store.Head(ctx)
 	if err != nil {
 		return fail(s, "verify", t, err)
 	}
-	fmt.Fprintf(s.out, "history verified: %s, the last %d with hash %x\n", plural(int(n), "entry", "entries"), head.Seq, head.Hash)
+	fmt.Fprintf(s.out, "history verified: %s, the last %d with hash %x\n", plural(int(rep.Entries), "entry", "entries"), head.Seq, head.Hash)
+	fmt.Fprintf(s.out, "state verified: %s and %s, as the history says\n", plural(int(rep.Records), "record", "records"), plural(int(rep.Keys), "key", "keys"))
 	return exitOK
 }

@@ -161,6 +161,8 @@ func TestImportBadRows(t *testing.T) {
 		`{"urn":"urn:example:ok2","aliases":["urn:example:ok1"],"locations":[{"url":"https://example.org/6"}]}`,
 		`{"urn":"urn:x","locations":[{"url":"https://example.org/7"}]}`,
 		`{"urn":"urn:example:ok3","locations":[{"url":"https://example.org/8"}]}`,
+		`{"urn":"urn:example:js","locations":[{"url":"https://example.org/9"},{"url":"JavaScript:alert(document.cookie)"}]}`,
+		`{"urn":"urn:example:data","locations":[{"url":"data:text/html,%3Cscript%3Ealert(1)%3C/script%3E"}]}`,
 	}, "\n")+"\n"), 0o644)
 	out, errs := cli(t, exitInvalid, "import", jsonl, "--data", d)
 	for _, want := range []string{
@@ -169,15 +171,17 @@ func TestImportBadRows(t *testing.T) {
 		"line 6: successor: not an absolute URI", `line 7: not a record: json: unknown field "colour"`,
 		"line 8: urn:example:ok2: alias urn:example:ok1 is already reserved to urn:example:ok1",
 		"line 9: urn:x: urn: not a URN",
+		"line 11: urn:example:js: locations[1].url: the javascript: scheme is refused",
+		"line 12: urn:example:data: locations[0].url: the data: scheme is refused",
 	} {
 		if !strings.Contains(errs, jsonl+" "+want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
 		}
 	}
-	if strings.Count(errs, "(skipped)") != 7 || !strings.Contains(out, "imported 2 records") || !strings.Contains(out, "7 bad rows skipped") {
+	if strings.Count(errs, "(skipped)") != 9 || !strings.Contains(out, "imported 2 records") || !strings.Contains(out, "9 bad rows skipped") {
 		t.Fatalf("report:\n%s\n%s", out, errs)
 	}
-	for _, name := range []string{"urn:example:badurl", "urn:example:badsucc", "urn:example:unknownfield", "urn:example:ok2"} {
+	for _, name := range []string{"urn:example:badurl", "urn:example:badsucc", "urn:example:unknownfield", "urn:example:ok2", "urn:example:js", "urn:example:data"} {
 		cli(t, exitInvalid, "lookup", name, "--data", d) // nothing of a bad row was written
 	}
 	cli(t, exitOK, "lookup", "urn:example:ok1", "urn:example:ok3", "--data", d)
@@ -190,10 +194,13 @@ func TestImportBadRows(t *testing.T) {
 		"urn:example:c2,,\n"+
 		"urn:example:c3,https://example.org/c3,not a type\n"+
 		"urn:example:c4,https://example.org/c4\n"+
-		"urn:example:c5,https://example.org/c5,\n"), 0o644)
+		"urn:example:c5,https://example.org/c5,\n"+
+		"urn:example:c6,https://example.org/c6,\n"+
+		"urn:example:c6,VBScript:MsgBox(1),\n"), 0o644)
 	out, errs = cli(t, exitInvalid, "import", csvf, "--data", d)
 	for _, want := range []string{"line 4: record urn:example:c2 (lines 3-4) skipped: empty url",
-		"line 5: urn:example:c3: locations[0].type: not a media type", "line 6: record urn:example:c4 (lines 6-6) skipped: 2 fields, the header has 3"} {
+		"line 5: urn:example:c3: locations[0].type: not a media type", "line 6: record urn:example:c4 (lines 6-6) skipped: 2 fields, the header has 3",
+		"line 8: urn:example:c6: locations[1].url: the vbscript: scheme is refused"} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
 		}
@@ -202,6 +209,7 @@ func TestImportBadRows(t *testing.T) {
 		t.Fatalf("CSV report: %s\n%s", out, errs)
 	}
 	cli(t, exitInvalid, "lookup", "urn:example:c2", "--data", d)
+	cli(t, exitInvalid, "lookup", "urn:example:c6", "--data", d)
 	cli(t, exitOK, "lookup", "urn:example:c1", "urn:example:c5", "--data", d)
 
 	// A header that is not urn,url[,type,label] is one bad row, and

@@ -149,6 +149,9 @@ func (s *Store) Head(ctx context.Context) (resolver.Entry, error) { return s.vie
 func (s *Store) Setting(ctx context.Context, name string) (string, error) {
 	return s.view().setting(name)
 }
+func (s *Store) RecordStates(ctx context.Context, after int64, limit int) ([]resolver.RecordState, error) {
+	return s.view().states(after, limit), nil
+}
 
 // Tamper replaces the stored history entry seq with e, as an edit made
 // directly in a database would: for tests of history verification.
@@ -315,6 +318,56 @@ func (d *data) setting(name string) (string, error) {
 	return v, nil
 }
 
+// states gathers the record IDs of the three places that hold them, and
+// reads each one's record, last entry and keys. It scans everything for
+// every page: the reference store is for tests, not for size.
+func (d *data) states(after int64, limit int) []resolver.RecordState {
+	seen := map[int64]bool{}
+	var ids []int64
+	add := func(id int64) {
+		if id > after && !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	for id := range d.records {
+		add(id)
+	}
+	for _, e := range d.log {
+		if e.RecordID != 0 {
+			add(e.RecordID)
+		}
+	}
+	for _, k := range d.keys {
+		add(k.RecordID)
+	}
+	slices.Sort(ids)
+	if len(ids) > limit {
+		ids = ids[:max(limit, 0)]
+	}
+	out := make([]resolver.RecordState, len(ids))
+	for i, id := range ids {
+		st := resolver.RecordState{ID: id}
+		if r, ok := d.records[id]; ok {
+			st.HasRecord, st.Record = true, cloneRecord(r)
+		}
+		for j := len(d.log) - 1; j >= 0; j-- {
+			if d.log[j].RecordID == id {
+				st.Latest = d.log[j]
+				break
+			}
+		}
+		for _, k := range d.keys {
+			if k.RecordID == id {
+				st.Keys = append(st.Keys, k)
+			}
+		}
+		sort.Slice(st.Keys, func(a, b int) bool { return st.Keys[a].Key < st.Keys[b].Key })
+		out[i] = st
+	}
+	return out
+}
+
 func sortedValues[V any](m map[int64]V, id func(V) int64) []V {
 	out := make([]V, 0, len(m))
 	for _, v := range m {
@@ -368,6 +421,9 @@ func (t *tx) Log(ctx context.Context, after int64, limit int) ([]resolver.Entry,
 func (t *tx) Head(ctx context.Context) (resolver.Entry, error) { return t.d.head(), nil }
 func (t *tx) Setting(ctx context.Context, name string) (string, error) {
 	return t.d.setting(name)
+}
+func (t *tx) RecordStates(ctx context.Context, after int64, limit int) ([]resolver.RecordState, error) {
+	return t.d.states(after, limit), nil
 }
 
 func (t *tx) id() int64 { t.d.nextID++; return t.d.nextID }

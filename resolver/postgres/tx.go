@@ -173,6 +173,10 @@ type tx struct {
 	recs    map[int64]bool       // records changed (their keys are looked up at commit)
 	auths   []resolver.Authority // read once per transaction (every Put asks)
 	authsOK bool
+	// last is the entry t.seq names, once read or appended (last.Seq ==
+	// t.seq while it is current): the Service stamps every change with
+	// max(now, the head's time), and Append seals against it.
+	last resolver.Entry
 }
 
 func (t *tx) exec(ctx context.Context, sql string, args ...any) (int64, error) {
@@ -237,8 +241,24 @@ func (t *tx) Head(ctx context.Context) (resolver.Entry, error) {
 	if t.seq == 0 {
 		return resolver.Entry{}, nil
 	}
-	e, err := scanEntry(t.tx.QueryRow(ctx, `SELECT `+entryCols+` FROM log WHERE seq = $1`, t.seq))
-	return e, notFound(err)
+	if t.last.Seq != t.seq {
+		// Read after the head row was locked, in a statement of its own:
+		// at READ COMMITTED it sees the entry the last writer committed
+		// (a join in the locking statement would read an older snapshot).
+		e, err := scanEntry(t.tx.QueryRow(ctx, `SELECT `+entryCols+` FROM log WHERE seq = $1`, t.seq))
+		if err != nil {
+			return resolver.Entry{}, notFound(err)
+		}
+		t.last = e
+	}
+	return cloneEntry(t.last), nil
+}
+
+func cloneEntry(e resolver.Entry) resolver.Entry {
+	e.Data = slices.Clone(e.Data)
+	e.Prev = slices.Clone(e.Prev)
+	e.Hash = slices.Clone(e.Hash)
+	return e
 }
 func (t *tx) Setting(ctx context.Context, name string) (string, error) { return t.setting(ctx, name) }
 
@@ -415,14 +435,20 @@ func (t *tx) SetSetting(ctx context.Context, name, value string) error {
 
 // Append seals e against the last entry (the head row, locked since the
 // transaction began, so no other process appends in between) and stores
-// it.
+// it. The last entry's time comes from Head, which the Service has read
+// already in the transaction (no second round trip): e is never earlier.
 func (t *tx) Append(ctx context.Context, e *resolver.Entry) error {
-	resolver.Seal(resolver.Entry{Seq: t.seq, Hash: t.hash}, e)
+	last, err := t.Head(ctx)
+	if err != nil {
+		return err
+	}
+	resolver.Seal(resolver.Entry{Seq: t.seq, Hash: t.hash, Time: last.Time}, e)
 	if _, err := t.exec(ctx, `INSERT INTO log (`+entryCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 		e.Seq, e.Time, string(e.Action), e.Subject, e.RecordID, e.AuthorityID, e.Actor, nonNil(e.Data), nonNil(e.Prev), e.Hash); err != nil {
 		return err
 	}
 	t.seq, t.hash = e.Seq, e.Hash
+	t.last = cloneEntry(*e)
 	return nil
 }
 

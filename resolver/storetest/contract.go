@@ -450,6 +450,11 @@ func testHistory(t *testing.T, b Backend) {
 	if l, _ := s.Log(c, 2, 1); len(l) != 1 || l[0].Seq != 3 {
 		t.Fatalf("Log(2, 1): %+v", l)
 	}
+	// The fourth entry was given t0, two seconds before the third: the
+	// store seals it at the third's time (Seal), never earlier.
+	if !log[3].Time.Equal(log[2].Time) {
+		t.Fatalf("an entry stored at %v after one at %v: times went backwards", log[3].Time, log[2].Time)
+	}
 }
 
 func testConcurrentAppends(t *testing.T, b Backend) {

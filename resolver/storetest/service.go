@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -30,7 +31,10 @@ func RunService(t *testing.T, b Backend) {
 		{"EquivalentNamesRace", testRace},
 		{"PutMany", testPutMany},
 		{"AsOf", testAsOf},
+		{"ClockGoesBackwards", testClockBackwards},
 		{"HistoryVerifies", testVerify},
+		{"StateVerifies", testVerifyState},
+		{"StateEditsAreFound", testVerifyTamper},
 		{"Migrate", testMigrate},
 		{"ByLocationAndDuplicates", testByLocation},
 		{"Tokens", testTokens},
@@ -269,6 +273,13 @@ func testPutInvalid(t *testing.T, b Backend) {
 		{"urn:example:a1", resolver.RecordInput{Locations: []resolver.Location{{URL: "http://x/"}}, Aliases: []string{"URN:EXAMPLE:a1"}}, "aliases[0]", -1},
 		{"urn:example:a1", resolver.RecordInput{Locations: []resolver.Location{{URL: "http://x/"}}, Aliases: []string{"urn:x"}}, "aliases[0]", 5},
 		{"urn:isbn:9780395363417", input("http://x/"), "urn", -1}, // bad check digit
+		// Schemes whose URI is content run or rendered by the browser,
+		// in any case of letters.
+		{"urn:example:a1", input("javascript:alert(document.domain)"), "locations[0].url", 0},
+		{"urn:example:a1", input("http://x/", "JavaScript:alert(1)"), "locations[1].url", 0},
+		{"urn:example:a1", input("VBScript:MsgBox(1)"), "locations[0].url", 0},
+		{"urn:example:a1", input("data:text/html,%3Cscript%3Ealert(1)%3C/script%3E"), "locations[0].url", 0},
+		{"urn:example:a1", input("DATA:image/svg+xml;base64,PHN2Zz48L3N2Zz4="), "locations[0].url", 0},
 	}
 	for _, tc := range cases {
 		_, _, err := e.svc.Put(c, e.a, tc.name, tc.in)
@@ -277,8 +288,38 @@ func testPutInvalid(t *testing.T, b Backend) {
 			t.Errorf("Put(%q): field %q offset %d, want %q %d (%v)", tc.name, re.Field, re.Offset, tc.field, tc.offset, err)
 		}
 	}
-	if recs, _ := e.store.Records(c, 0, 10); len(recs) != 0 {
+	res, err := e.svc.PutMany(c, e.a, []resolver.NamedInput{
+		{URN: "urn:example:a2", RecordInput: input("javascript:alert(1)")},
+		{URN: "urn:example:a3", RecordInput: input("http://ok/")},
+	})
+	if err != nil || resolver.KindOf(res[0].Err) != resolver.KindInvalid || res[1].Err != nil {
+		t.Fatalf("PutMany with a javascript: location: %+v %v", res, err)
+	}
+	if recs, _ := e.store.Records(c, 0, 10); len(recs) != 1 || recs[0].URN != "urn:example:a3" {
 		t.Fatalf("invalid PUTs stored %d records", len(recs))
+	}
+	_, err = e.svc.Withdraw(c, e.a, "urn:example:a3", "", "javascript:alert(1)")
+	if re := wantKind(t, "a javascript: successor", err, resolver.KindInvalid); re.Field != "successor" {
+		t.Errorf("a javascript: successor: field %q", re.Field)
+	}
+	// Schemes that merely begin like one of them are locations like any.
+	e.put(e.a, "urn:example:a4", input("javascripts://x/", "database:x", "datax:y"))
+
+	// A record stored before the rule keeps its location and resolves as
+	// it did; the next write must replace the location; a withdrawal,
+	// which changes no location, goes through.
+	InsertLegacy(t, e.store, resolver.Record{URN: "urn:example:a-old", AuthorityID: e.aID,
+		Locations: []resolver.Location{{URL: "javascript:alert(1)"}}})
+	if got, err := e.lookup("urn:example:a-old"); err != nil || got.Locations[0].URL != "javascript:alert(1)" {
+		t.Fatalf("a record stored before the rule: %+v %v", got, err)
+	}
+	_, _, err = e.svc.Put(c, e.a, "urn:example:a-old", input("javascript:alert(1)"))
+	wantKind(t, "the same javascript: location again", err, resolver.KindInvalid)
+	if _, err := e.svc.Withdraw(c, e.a, "urn:example:a-old", "unsafe", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.Verify(c, nil); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -481,7 +522,7 @@ func testPutMany(t *testing.T, b Backend) {
 func testAsOf(t *testing.T, b Backend) {
 	e := newEnv(t, b)
 	c := ctx(t)
-	day := func(d int) time.Time { return time.Date(2020, 1, d, 12, 0, 0, 0, time.UTC) }
+	day := func(d int) time.Time { return time.Date(2027, 1, d, 12, 0, 0, 0, time.UTC) } // after newEnv's entries (t0)
 	e.clock.Set(day(1))
 	in := input("http://v1/")
 	e.put(e.a, "urn:example:a1", in)
@@ -517,6 +558,89 @@ func testAsOf(t *testing.T, b Backend) {
 	}
 }
 
+// testClockBackwards: two Services on one store (two instances on one
+// database, through a second handle when the backend has one), the second
+// with a clock an hour behind, and then the first's clock stepped back.
+// Every change is stamped no earlier than the entry before it, the
+// record's Updated is its entry's Time, and as-of lookups still find each
+// version.
+func testClockBackwards(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	c := ctx(t)
+	other := e.store
+	if b.Again != nil {
+		other = b.Again(t, e.store)
+	}
+	behind := &clock{t: t0.Add(-time.Hour)}
+	svc2 := resolver.New(other, resolver.Options{AdminToken: adminToken, Clock: behind.Now})
+
+	e.clock.Set(t0.Add(time.Hour))
+	v1, _ := e.put(e.a, "urn:example:a1", input("http://v1/"))
+	in := input("http://v2/")
+	v2, _, err := svc2.Put(c, e.a, "urn:example:a1", in) // an hour behind
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, _, err := svc2.Put(c, e.a, "urn:example:a2", input("http://x/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc2.AddRule(c, e.admin, "urn:nbn:de:", "https://dnb.example/"); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Set(t0.Add(-24 * time.Hour)) // stepped back a day
+	if _, err := e.svc.Withdraw(c, e.a, "urn:example:a2", "gone", ""); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.svc.PutMany(c, e.a, []resolver.NamedInput{
+		{URN: "urn:example:a3", RecordInput: input("http://3/")},
+		{URN: "urn:example:a1", RecordInput: input("http://v3/")},
+	})
+	if err != nil || res[0].Err != nil || res[1].Err != nil {
+		t.Fatalf("PutMany: %+v %v", res, err)
+	}
+
+	log, err := e.store.Log(c, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(log); i++ {
+		if log[i].Time.Before(log[i-1].Time) {
+			t.Fatalf("entry %d (%s) at %v, before entry %d at %v", log[i].Seq, log[i].Action, log[i].Time, log[i-1].Seq, log[i-1].Time)
+		}
+	}
+	first := log[0].Time
+	for _, en := range log {
+		if en.RecordID == 0 {
+			continue
+		}
+		var snap resolver.Record
+		if err := json.Unmarshal(en.Data, &snap); err != nil {
+			t.Fatal(err)
+		}
+		if !snap.Updated.Equal(en.Time) {
+			t.Errorf("entry %d at %v records a change made at %v", en.Seq, en.Time, snap.Updated)
+		}
+	}
+	if !v2.Updated.Equal(v1.Updated) || !r2.Created.Equal(v1.Updated) {
+		t.Errorf("writes an hour behind stamped %v and %v, want the head's %v", v2.Updated, r2.Created, v1.Updated)
+	}
+	if first.After(v1.Updated) || !log[len(log)-1].Time.Equal(v1.Updated) {
+		t.Errorf("times from %v to %v, want all at or before %v and the last at it", first, log[len(log)-1].Time, v1.Updated)
+	}
+	// As of the time of the first version, the latest of the entries
+	// stamped then is the answer; as of a minute before, nothing.
+	r, ent, err := e.svc.LookupAsOf(c, urn.MustParse("urn:example:a1"), v1.Updated)
+	if err != nil || r.Locations[0].URL != "http://v3/" || !ent.Time.Equal(v1.Updated) {
+		t.Errorf("as of %v: %+v %v", v1.Updated, r.Locations, err)
+	}
+	_, _, err = e.svc.LookupAsOf(c, urn.MustParse("urn:example:a1"), v1.Updated.Add(-time.Minute))
+	wantKind(t, "as of before the name existed", err, resolver.KindNotFound)
+	if _, err := e.svc.Verify(c, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func testVerify(t *testing.T, b Backend) {
 	e := newEnv(t, b)
 	c := ctx(t)
@@ -528,6 +652,201 @@ func testVerify(t *testing.T, b Backend) {
 	if err != nil || n != head.Seq || n < 9 {
 		t.Fatalf("Verify: %d entries (head %d), %v", n, head.Seq, err)
 	}
+}
+
+// testVerifyState: a directory that went through every kind of change
+// (bulk and single puts, aliases added, dropped and re-added, a
+// withdrawal, a key migration, equivalent spellings) verifies, state and
+// all, and the report counts every record and key; records and keys are
+// read a page at a time.
+func testVerifyState(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	c := ctx(t)
+	var batch []resolver.NamedInput
+	for i := range 1203 { // more than one page of Verify
+		batch = append(batch, resolver.NamedInput{URN: fmt.Sprintf("urn:example:a-bulk-%04d", i), RecordInput: input(fmt.Sprintf("https://example.org/%d", i))})
+	}
+	if res, err := e.svc.PutMany(c, e.a, batch); err != nil || res[0].Err != nil {
+		t.Fatalf("PutMany: %v", err)
+	}
+	in := input("https://example.org/book", "https://mirror.example/book")
+	in.Metadata = json.RawMessage(`{"t":"<b>&amp;</b>\u2028", "n": [1, 2]}`)
+	in.Aliases = []string{"urn:example:a-alias1", "urn:example:a-alias2"}
+	e.put(e.a, "urn:ISBN:0-395-36341-1", in)
+	in.Aliases = []string{"urn:example:a-alias2"} // alias1 retired
+	e.put(e.a, "urn:isbn:978-0-395-36341-6", in)  // an equivalent spelling replaces it
+	in.Aliases = []string{"urn:example:a-alias1", "urn:example:a-alias2"}
+	e.put(e.a, "urn:isbn:9780395363416", in) // alias1 back
+	in.Aliases = nil
+	e.put(e.a, "urn:isbn:9780395363416", in) // both retired
+	e.put(e.a, "urn:example:a-gone", input("https://example.org/gone"))
+	if _, err := e.svc.Withdraw(c, e.a, "urn:example:a-gone", "gone", "urn:isbn:9780395363416"); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := e.svc.VerifyAll(c, nil)
+	head, _ := e.store.Head(c)
+	if err != nil || rep.Entries != head.Seq || rep.Records != 1205 || rep.Keys != 1205+2 {
+		t.Fatalf("VerifyAll: %+v (head %d), %v", rep, head.Seq, err)
+	}
+	var pages int
+	if _, err := e.svc.VerifyAll(c, func(resolver.VerifyReport) { pages++ }); err != nil || pages < 4 {
+		t.Fatalf("VerifyAll reported %d pages, %v", pages, err)
+	}
+	// RecordStates itself: IDs in order, pages that join up, each state
+	// whole.
+	sts, err := e.store.RecordStates(c, 0, 1000)
+	if err != nil || len(sts) != 1000 {
+		t.Fatalf("RecordStates: %d, %v", len(sts), err)
+	}
+	rest, err := e.store.RecordStates(c, sts[999].ID, 1000)
+	if err != nil || len(rest) != 205 {
+		t.Fatalf("RecordStates, second page: %d, %v", len(rest), err)
+	}
+	all := append(slices.Clone(sts), rest...)
+	for i, st := range all {
+		if i > 0 && st.ID <= all[i-1].ID {
+			t.Fatalf("IDs out of order at %d: %d after %d", i, st.ID, all[i-1].ID)
+		}
+		if !st.HasRecord || st.Record.ID != st.ID || st.Latest.RecordID != st.ID || len(st.Keys) == 0 || st.Keys[0].RecordID != st.ID {
+			t.Fatalf("state %d: %+v", i, st)
+		}
+		if !slices.IsSortedFunc(st.Keys, func(a, b resolver.Key) int { return strings.Compare(a.Key, b.Key) }) {
+			t.Fatalf("keys of %d not in key order: %+v", st.ID, st.Keys)
+		}
+	}
+	book, _ := e.lookup("urn:isbn:9780395363416")
+	for _, st := range rest {
+		if st.ID == book.ID && (len(st.Keys) != 3 || st.Latest.Action != resolver.ActionNameUpdate || st.Record.URN != "urn:ISBN:0-395-36341-1") {
+			t.Fatalf("the book's state: %+v", st)
+		}
+	}
+	if sts, err := e.store.RecordStates(c, rest[len(rest)-1].ID, 10); err != nil || len(sts) != 0 {
+		t.Fatalf("after the last: %+v %v", sts, err)
+	}
+	// Inside a transaction, as outside.
+	update(t, e.store, func(tx resolver.Tx) error {
+		in, err := tx.RecordStates(c, 0, 3)
+		if err == nil && (len(in) != 3 || in[0].ID != sts[0].ID || len(in[0].Keys) != len(sts[0].Keys)) {
+			t.Errorf("RecordStates in a tx: %+v", in)
+		}
+		return err
+	})
+}
+
+// testVerifyTamper: a change made to records or keys without going
+// through the Service (here through the store's Tx, as SQL in the
+// database would) is a *StateError naming the record and what differs;
+// the history itself still verifies.
+func testVerifyTamper(t *testing.T, b Backend) {
+	type tamper struct {
+		name string
+		edit func(e *env, rec resolver.Record) error // through a Tx of e.store
+		want []string
+	}
+	c := ctx(t)
+	withTx := func(e *env, fn func(tx resolver.Tx) error) error { return e.store.Update(c, fn) }
+	for _, tc := range []tamper{
+		{"LocationChanged", func(e *env, r resolver.Record) error {
+			return withTx(e, func(tx resolver.Tx) error {
+				r.Locations[1].URL, r.Locations[1].Key = "https://evil.example/", "https://evil.example/"
+				return tx.UpdateRecord(c, r)
+			})
+		}, []string{`locations[1].url is "https://evil.example/" in the records table but "https://mirror.example/book"`}},
+		{"WithdrawnBehindItsBack", func(e *env, r resolver.Record) error {
+			return withTx(e, func(tx resolver.Tx) error {
+				r.Status = resolver.Withdrawn
+				return tx.UpdateRecord(c, r)
+			})
+		}, []string{`status is "withdrawn" in the records table but "active"`}},
+		{"MetadataChanged", func(e *env, r resolver.Record) error {
+			return withTx(e, func(tx resolver.Tx) error {
+				r.Metadata = json.RawMessage(`{"t":"forged"}`)
+				return tx.UpdateRecord(c, r)
+			})
+		}, []string{"metadata is"}},
+		{"AliasAdded", func(e *env, r resolver.Record) error {
+			return withTx(e, func(tx resolver.Tx) error {
+				return tx.PutKey(c, resolver.Key{Key: "urn:example:a-forged", Spelling: "urn:example:a-forged", RecordID: r.ID, Role: resolver.RoleAlias, Version: urn.KeyVersion})
+			})
+		}, []string{`"urn:example:a-forged"`, "an alias of it, which the history does not"}},
+		{"RetiredAliasForged", func(e *env, r resolver.Record) error {
+			return withTx(e, func(tx resolver.Tx) error {
+				return tx.PutKey(c, resolver.Key{Key: "urn:example:a-squat", Spelling: "urn:example:a-squat", RecordID: r.ID, Role: resolver.RoleRetired, Version: urn.KeyVersion})
+			})
+		}, []string{`reserves "urn:example:a-squat"`, "never gave it that alias"}},
+		{"AliasKeyRemoved", func(e *env, r resolver.Record) error {
+			return withTx(e, func(tx resolver.Tx) error { return tx.DeleteKey(c, "urn:example:a-alias") })
+		}, []string{`no key for its alias "urn:example:a-alias"`}},
+		{"NameKeyRemoved", func(e *env, r resolver.Record) error {
+			return withTx(e, func(tx resolver.Tx) error { return tx.DeleteKey(c, r.Key) })
+		}, []string{"no key for its name"}},
+		{"KeyRewritten", func(e *env, r resolver.Record) error {
+			return withTx(e, func(tx resolver.Tx) error {
+				return tx.PutKey(c, resolver.Key{Key: "urn:example:a-alias", Spelling: "urn:example:a-other", RecordID: r.ID, Role: resolver.RoleAlias, Version: urn.KeyVersion})
+			})
+		}, []string{`"urn:example:a-other"`}},
+		{"RecordWithoutHistory", func(e *env, r resolver.Record) error {
+			return withTx(e, func(tx resolver.Tx) error {
+				n := r
+				n.URN, n.Key, n.Aliases = "urn:example:a-smuggled", "urn:example:a-smuggled", nil
+				if err := tx.InsertRecord(c, &n); err != nil {
+					return err
+				}
+				return tx.PutKey(c, resolver.Key{Key: n.Key, Spelling: n.URN, RecordID: n.ID, Role: resolver.RoleName, Version: urn.KeyVersion})
+			})
+		}, []string{"urn:example:a-smuggled", "no history entry is about this record"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, b)
+			in := input("https://example.org/book", "https://mirror.example/book")
+			in.Aliases = []string{"urn:example:a-alias"}
+			in.Metadata = json.RawMessage(`{"t":"x"}`)
+			e.put(e.a, "urn:example:a0", input("https://example.org/0"))
+			r, _ := e.put(e.a, "urn:example:a1", in)
+			e.put(e.a, "urn:example:a2", input("https://example.org/2"))
+			if _, err := e.svc.Verify(c, nil); err != nil {
+				t.Fatalf("before: %v", err)
+			}
+			if err := tc.edit(e, r); err != nil {
+				t.Fatal(err)
+			}
+			n, err := e.svc.Verify(c, nil)
+			var se *resolver.StateError
+			if !errors.As(err, &se) || !resolver.IsStateError(err) || resolver.IsChainError(err) {
+				t.Fatalf("Verify after the edit: %d entries, %v", n, err)
+			}
+			head, _ := e.store.Head(c)
+			if n != head.Seq {
+				t.Errorf("the chain was checked to entry %d of %d", n, head.Seq)
+			}
+			for _, w := range append([]string{"urn:example:a"}, tc.want...) {
+				if !strings.Contains(se.Error(), w) {
+					t.Errorf("%q lacks %q", se.Error(), w)
+				}
+			}
+			if tc.name != "RecordWithoutHistory" && (se.RecordID != r.ID || se.URN != "urn:example:a1" || se.Seq == 0) {
+				t.Errorf("names record %d %q entry %d, want %d urn:example:a1", se.RecordID, se.URN, se.Seq, r.ID)
+			}
+		})
+	}
+	// A key under an ID that no record has and no entry is about. SQLite
+	// enforces keys.record_id as a foreign key; where the store refuses
+	// it, there is nothing for Verify to find.
+	t.Run("KeyOfNoRecord", func(t *testing.T) {
+		e := newEnv(t, b)
+		e.put(e.a, "urn:example:a1", input("https://example.org/1"))
+		err := e.store.Update(c, func(tx resolver.Tx) error {
+			return tx.PutKey(c, resolver.Key{Key: "urn:example:a-stray", Spelling: "urn:example:a-stray", RecordID: 1 << 40, Role: resolver.RoleName, Version: urn.KeyVersion})
+		})
+		if err != nil {
+			t.Skipf("the store refuses a key of no record: %v", err)
+		}
+		_, err = e.svc.Verify(c, nil)
+		var se *resolver.StateError
+		if !errors.As(err, &se) || se.RecordID != 1<<40 || !strings.Contains(se.Reason, "urn:example:a-stray") {
+			t.Fatalf("Verify: %v", err)
+		}
+	})
 }
 
 func testMigrate(t *testing.T, b Backend) {

@@ -193,6 +193,26 @@ func TestBrowserMaintainer(t *testing.T) {
 		t.Errorf("%d history rows after the edit", n)
 	}
 
+	// ---- A javascript: location is refused: the API's 400, naming the
+	// field and the reason, shown on the page; nothing changes.
+	saved := recordOf(t, fx.svc, name)
+	waitJS(t, ctx, "the editor, filled again", `document.querySelectorAll('#ed-locations li').length === 2`)
+	eval[string](t, ctx, `document.querySelector('#ed-locations li:nth-child(1) .loc-url').value = ''`)
+	step(t, ctx, "a javascript: location",
+		chromedp.SendKeys(chromedp.CSS("#ed-locations li:nth-child(1) .loc-url"), "JavaScript:alert(document.domain)"),
+		chromedp.Click(chromedp.CSS("#ed-save")))
+	waitJS(t, ctx, "the problem", `!document.getElementById('ed-result').hidden`)
+	if s := textOf(t, ctx, "#ed-result"); !strings.HasPrefix(s, "400") || !strings.Contains(s, "locations[0].url") ||
+		!strings.Contains(s, "the javascript: scheme is refused") {
+		t.Errorf("problem shown for a javascript: location: %q", s)
+	}
+	if after := recordOf(t, fx.svc, name); !after.Updated.Equal(saved.Updated) || after.Locations[0].URL != saved.Locations[0].URL {
+		t.Errorf("a refused location was stored: %+v", after.Locations)
+	}
+	if st := load(t, ctx, "reload", chromedp.Reload()); st != 200 {
+		t.Fatalf("reload: %d", st)
+	}
+
 	// ---- A wrong token: 401, shown, nothing changed.
 	step(t, ctx, "forget the token", chromedp.Click(chromedp.CSS("#token-forget")))
 	waitJS(t, ctx, "the token field", `document.getElementById('editor').hidden && !document.getElementById('token-form').hidden`)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/memstore"
+	"github.com/urikit/urikit/resolver/storetest"
 )
 
 const adminToken = "admin-secret-for-tests"
@@ -36,7 +37,7 @@ func newFixtureOn(t testing.TB, st resolver.Store) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, tok, err := svc.CreateAuthority(ctx, admin, "Example Library", []string{"urn:isbn:", "urn:example:"})
+	auth, tok, err := svc.CreateAuthority(ctx, admin, "Example Library", []string{"urn:isbn:", "urn:example:"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,8 +87,12 @@ func newFixtureOn(t testing.TB, st resolver.Store) *fixture {
 	put("urn:example:a//b/../c", resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.org/dots"}}})
 	put("urn:example:x%2Fy", resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.org/encoded-slash"}}})
 	put("urn:example:x/y", resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.org/raw-slash"}}})
-	// Hostile text, which the page must show as text.
-	put("urn:example:hostile", resolver.RecordInput{
+	// Hostile text, which the page must show as text. A javascript:
+	// location is refused on writes, but a record stored before that rule
+	// may hold one and still resolves: this one is written as such a
+	// record was, straight into the store with its history entry.
+	storetest.InsertLegacy(t, st, resolver.Record{
+		URN: "urn:example:hostile", AuthorityID: auth.ID,
 		Locations: []resolver.Location{
 			{URL: "javascript:alert(1)", Label: `<script>alert("label")</script>`},
 			{URL: "https://example.org/?q='onmouseover=alert(2)"},

@@ -395,6 +395,13 @@ func (s *switchStore) StaleKeys(ctx context.Context, v int, after string, limit 
 	return s.Store.StaleKeys(ctx, v, after, limit)
 }
 
+func (s *switchStore) RecordStates(ctx context.Context, after int64, limit int) ([]resolver.RecordState, error) {
+	if err := s.err(); err != nil {
+		return nil, err
+	}
+	return s.Store.RecordStates(ctx, after, limit)
+}
+
 func (s *switchStore) DuplicateLocations(ctx context.Context, after string, limit int) ([]resolver.Duplicate, error) {
 	if err := s.err(); err != nil {
 		return nil, err

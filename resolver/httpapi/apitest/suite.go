@@ -13,6 +13,7 @@ import (
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/client"
 	"github.com/urikit/urikit/resolver/httpapi"
+	"github.com/urikit/urikit/resolver/storetest"
 )
 
 // Run runs the whole suite, each test on a fresh store from newStore.
@@ -215,11 +216,14 @@ func testLocationLists(t *testing.T, ns func(*testing.T) resolver.Store) {
 	if !strings.Contains(r.Header.Get("Content-Security-Policy"), "default-src 'none'") {
 		t.Fatalf("HTML without a Content-Security-Policy")
 	}
-	// A location that is a script is not made a link.
-	f.Put(f.books, "urn:example:js", loc("javascript:alert(1)")).Want(t, 201)
+	// A location that is a script is not made a link. Such a location
+	// is refused on writes (testPutErrors); a record stored before that
+	// rule still holds one, and its list is still served, as text.
+	storetest.InsertLegacy(t, f.Svc.Store(), resolver.Record{URN: "urn:example:js", AuthorityID: f.booksID,
+		Locations: []resolver.Location{{URL: "javascript:alert(1)"}}})
 	r = f.Do("GET", "/uri-res/I2Ls?urn:example:js", "", "Accept", browserAccept).Want(t, 200)
-	if strings.Contains(r.Body, `HREF="javascript:`) {
-		t.Fatalf("script link: %s", r.Body)
+	if strings.Contains(r.Body, `HREF="javascript:`) || !strings.Contains(r.Body, "javascript:alert(1)") {
+		t.Fatalf("script link, or the location not shown: %s", r.Body)
 	}
 	// Nothing acceptable: 406.
 	f.Do("GET", "/uri-res/I2Ls?"+lotr, "", "Accept", "image/png").Want(t, 406).Problem(t)
@@ -999,6 +1003,12 @@ func testPutErrors(t *testing.T, ns func(*testing.T) resolver.Store) {
 		{"urn:x", `{"locations":[{"url":"https://example.org/x"}]}`, 400, "urn", 5},
 		{"urn:example:e?+r", `{"locations":[{"url":"https://example.org/x"}]}`, 400, "urn", 13},
 		{"urn:isbn:123", `{"locations":[{"url":"https://example.org/x"}]}`, 400, "urn", -1},
+		// Schemes whose URI a browser runs or renders: I2L would redirect
+		// to script under the resolver's origin.
+		{"urn:example:e", `{"locations":[{"url":"javascript:alert(document.cookie)"}]}`, 400, "locations[0].url", 0},
+		{"urn:example:e", `{"locations":[{"url":"https://example.org/x"},{"url":"JAVASCRIPT:alert(1)"}]}`, 400, "locations[1].url", 0},
+		{"urn:example:e", `{"locations":[{"url":"vbscript:msgbox(1)"}]}`, 400, "locations[0].url", 0},
+		{"urn:example:e", `{"locations":[{"url":"Data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg=="}]}`, 400, "locations[0].url", 0},
 	} {
 		p := f.Put(f.books, c.name, c.body).Want(t, c.status).Problem(t)
 		if p.Field != c.field || (c.offset >= 0) != (p.Offset != nil) || p.Offset != nil && *p.Offset != c.offset {
@@ -1008,12 +1018,25 @@ func testPutErrors(t *testing.T, ns func(*testing.T) resolver.Store) {
 			}
 			t.Fatalf("PUT %s %s: field %q offset %d, want %q %d (%s)", c.name, c.body, p.Field, off, c.field, c.offset, p.Detail)
 		}
+		if strings.Contains(strings.ToLower(c.body), "script:") || strings.Contains(c.body, "Data:") {
+			if p.Type == "" || !strings.Contains(p.Detail, "scheme is refused") || !strings.Contains(p.Detail, "RFC 3986 §7") {
+				t.Fatalf("PUT %s: the problem does not give the reason: %+v", c.body, p)
+			}
+		}
 	}
+	f.Do("GET", "/api/v1/names/urn:example:e", "").Want(t, 404)
+	f.Put(f.books, "urn:example:w", loc("https://example.org/w")).Want(t, 201)
+	p := f.Do("POST", "/api/v1/names/urn:example:w/withdraw", `{"successor":"javascript:alert(1)"}`,
+		"Authorization", "Bearer "+f.books, "Content-Type", "application/json").Want(t, 400).Problem(t)
+	if p.Field != "successor" || !strings.Contains(p.Detail, "javascript: scheme is refused") {
+		t.Fatalf("withdraw with a javascript: successor: %+v", p)
+	}
+	f.Do("GET", "/uri-res/I2L?urn:example:w", "").Want(t, 303) // still active
 	// A body that is not JSON: 415.
 	f.Do("PUT", "/api/v1/names/urn:example:e", `locations=x`, "Authorization", "Bearer "+f.books, "Content-Type", "text/plain").Want(t, 415).Problem(t)
 	f.Do("PUT", "/api/v1/names/urn:example:e", `x`, "Authorization", "Bearer "+f.books, "Content-Type", "multipart/form-data; boundary=x").Want(t, 415)
 	// curl -d declares a form; the body is JSON all the same.
-	p := f.Do("PUT", "/api/v1/names/urn:example:e", `locations=x`, "Authorization", "Bearer "+f.books, "Content-Type", "application/x-www-form-urlencoded").Want(t, 400).Problem(t)
+	p = f.Do("PUT", "/api/v1/names/urn:example:e", `locations=x`, "Authorization", "Bearer "+f.books, "Content-Type", "application/x-www-form-urlencoded").Want(t, 400).Problem(t)
 	if p.Field != "body" || p.Offset == nil || *p.Offset != 0 {
 		t.Fatalf("form body: %+v", p)
 	}

@@ -1,0 +1,143 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/postgres"
+	"github.com/urikit/urikit/urn"
+)
+
+// TestVerifyFindsSQLEdits: edits made with SQL on the database (psql's
+// view of it) to records and keys, which leave the history intact, are
+// found by Verify, which names the record and what differs; an edit of the
+// history itself is still a broken chain.
+func TestVerifyFindsSQLEdits(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		sql  string
+		want []string
+	}{
+		{"Location", `UPDATE records SET loc_urls[1] = 'https://evil.example/b', loc_keys[1] = 'https://evil.example/b' WHERE urn = 'urn:example:b'`,
+			[]string{`locations[0].url is "https://evil.example/b" in the records table but "https://example.org/b"`}},
+		{"LocationDropped", `UPDATE records SET loc_urls = '{}', loc_types = '{}', loc_labels = '{}', loc_keys = '{}' WHERE urn = 'urn:example:b'`,
+			[]string{"the number of locations is 0 in the records table but 1"}},
+		{"Metadata", `UPDATE records SET metadata = '{"title":"forged"}'::bytea WHERE urn = 'urn:example:b'`,
+			[]string{`metadata is "{\"title\":\"forged\"}"`}},
+		{"Successor", `UPDATE records SET successor = 'https://elsewhere.example/' WHERE urn = 'urn:example:b'`,
+			[]string{`successor is "https://elsewhere.example/" in the records table but ""`}},
+		{"AliasAdded", fmt.Sprintf(`INSERT INTO keys (key, spelling, record_id, role, version)
+			SELECT 'urn:example:forged', 'urn:example:forged', id, 'alias', %d FROM records WHERE urn = 'urn:example:b'`, urn.KeyVersion),
+			[]string{`"urn:example:forged"`, "an alias of it, which the history does not"}},
+		{"AliasRetiredBehindItsBack", `UPDATE keys SET role = 'retired' WHERE key = 'urn:example:b-alias'`,
+			[]string{`holds "urn:example:b-alias" (key "urn:example:b-alias") as retired`}},
+		{"RecordDeleted", `DELETE FROM records WHERE urn = 'urn:example:b'`,
+			[]string{"urn:example:b", "the records table has no row for it"}},
+		{"RecordInserted", `INSERT INTO records (urn, key, aliases, loc_urls, loc_types, loc_labels, loc_keys, metadata, status,
+			redirect, successor, reason, authority_id, created, updated)
+			SELECT 'urn:example:c', 'urn:example:c', '{}', loc_urls, loc_types, loc_labels, loc_keys, metadata, status,
+			redirect, successor, reason, authority_id, created, updated FROM records WHERE urn = 'urn:example:b'`,
+			[]string{"urn:example:c", "no history entry is about this record"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dsn := cluster.NewDB(t)
+			st := open(t, dsn, postgres.Options{})
+			svc, m := service(t, st)
+			if _, _, err := svc.Put(ctx, m, "urn:example:a", recordInput("https://example.org/a")); err != nil {
+				t.Fatal(err)
+			}
+			in := recordInput("https://example.org/b")
+			in.Aliases = []string{"urn:example:b-alias"}
+			b, _, err := svc.Put(ctx, m, "urn:example:b", in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := svc.Verify(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			conn, err := pgx.Connect(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			tag, err := conn.Exec(ctx, tc.sql)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tag.RowsAffected() != 1 {
+				t.Fatalf("the edit changed %d rows", tag.RowsAffected())
+			}
+			_, err = svc.Verify(ctx, nil)
+			var se *resolver.StateError
+			if !errors.As(err, &se) || resolver.IsChainError(err) {
+				t.Fatalf("Verify after %s: %v", tc.sql, err)
+			}
+			if tc.name != "RecordInserted" && se.RecordID != b.ID {
+				t.Errorf("names record %d, want %d: %v", se.RecordID, b.ID, err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q lacks %q", err, w)
+				}
+			}
+		})
+	}
+	// The history's own entries are still guarded by the chain, first.
+	t.Run("HistoryEdited", func(t *testing.T) {
+		dsn := cluster.NewDB(t)
+		st := open(t, dsn, postgres.Options{})
+		svc, m := service(t, st)
+		if _, _, err := svc.Put(ctx, m, "urn:example:a", recordInput("https://example.org/a")); err != nil {
+			t.Fatal(err)
+		}
+		conn, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, `UPDATE log SET data = convert_to(replace(convert_from(data, 'UTF8'), 'example.org', 'evil.ex.org'), 'UTF8') WHERE action = 'name.create'`); err != nil {
+			t.Fatal(err)
+		}
+		_, err = svc.Verify(ctx, nil)
+		var ce *resolver.ChainError
+		if !errors.As(err, &ce) || resolver.IsStateError(err) {
+			t.Fatalf("Verify after a history edit: %v", err)
+		}
+	})
+}
+
+// service is a Service over st with one authority owning urn:example:,
+// and that authority's maintainer.
+func service(t *testing.T, st resolver.Store) (*resolver.Service, resolver.Principal) {
+	t.Helper()
+	ctx := context.Background()
+	svc := resolver.New(st, resolver.Options{AdminToken: "admin-token-for-tests"})
+	admin, err := svc.Authenticate(ctx, "admin-token-for-tests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tok, err := svc.CreateAuthority(ctx, admin, "Tests", []string{"urn:example:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := svc.Authenticate(ctx, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, m
+}
+
+func recordInput(urls ...string) resolver.RecordInput {
+	in := resolver.RecordInput{Metadata: []byte(`{"title":"a <b>"}`)}
+	for _, u := range urls {
+		in.Locations = append(in.Locations, resolver.Location{URL: u, Type: "text/html"})
+	}
+	return in
+}
