@@ -78,7 +78,11 @@ func errChar(s string, i int, component string, kind error) error {
 	if c >= utf8.RuneSelf {
 		return errRune(s, i, component, kind)
 	}
-	return errAt(s, i, kind, "invalid "+errtext.ASCII(c)+" in "+component)
+	var buf [64]byte
+	b := errtext.AppendASCII(append(buf[:0], "invalid "...), c)
+	b = append(b, " in "...)
+	b = append(b, component...)
+	return errAt(s, i, kind, string(b))
 }
 
 // errRune explains why the non-ASCII text at s[i] cannot stand in the

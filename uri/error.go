@@ -77,11 +77,14 @@ func errAt(kind error, s string, offset int, reason string) error {
 
 // errChar reports a character that the component's grammar does not allow.
 func errChar(kind error, s string, i int, component string) error {
-	var what string
+	var buf [64]byte
+	b := append(buf[:0], "invalid "...)
 	if c := s[i]; c >= 0x80 {
-		what = fmt.Sprintf("non-ASCII byte 0x%02X", c)
+		b = errtext.AppendHexByte(append(b, "non-ASCII byte "...), c)
 	} else {
-		what = errtext.ASCII(c)
+		b = errtext.AppendASCII(b, c)
 	}
-	return errAt(kind, s, i, "invalid "+what+" in "+component)
+	b = append(b, " in "...)
+	b = append(b, component...)
+	return errAt(kind, s, i, string(b))
 }

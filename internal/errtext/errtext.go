@@ -5,7 +5,6 @@
 package errtext
 
 import (
-	"fmt"
 	"strconv"
 	"unicode/utf8"
 )
@@ -37,14 +36,23 @@ func Excerpt(s string, offset, width int) string {
 	return q
 }
 
-// ASCII names the ASCII byte c (below 0x80) for a message: "control
-// character 0x09", "space", or "character 'x'".
-func ASCII(c byte) string {
+// AppendASCII appends the name of the ASCII byte c (below 0x80) for a
+// message: "control character 0x09", "space", or "character 'x'". It
+// appends, rather than returns a string, so that a caller can build its
+// whole reason in one buffer on its stack: an error costs one allocation
+// for the reason and one for the error.
+func AppendASCII(dst []byte, c byte) []byte {
 	switch {
 	case c < 0x20 || c == 0x7f:
-		return fmt.Sprintf("control character 0x%02X", c)
+		return AppendHexByte(append(dst, "control character "...), c)
 	case c == ' ':
-		return "space"
+		return append(dst, "space"...)
 	}
-	return "character " + strconv.QuoteRune(rune(c))
+	return strconv.AppendQuoteRune(append(dst, "character "...), rune(c))
+}
+
+// AppendHexByte appends c as "0x" and two upper-case hex digits.
+func AppendHexByte(dst []byte, c byte) []byte {
+	const hex = "0123456789ABCDEF"
+	return append(dst, '0', 'x', hex[c>>4], hex[c&15])
 }

@@ -27,11 +27,19 @@ func TestExcerpt(t *testing.T) {
 
 func TestASCII(t *testing.T) {
 	for c, want := range map[byte]string{
-		'\t': "control character 0x09", 0x7f: "control character 0x7F",
+		'\t': "control character 0x09", 0x7f: "control character 0x7F", 0x1b: "control character 0x1B", 0: "control character 0x00",
 		' ': "space", '<': "character '<'", '\'': `character '\''`,
 	} {
-		if got := ASCII(c); got != want {
-			t.Errorf("ASCII(%#x) = %q; want %q", c, got, want)
+		if got := string(AppendASCII([]byte("x "), c)); got != "x "+want {
+			t.Errorf("AppendASCII(%#x) = %q; want %q", c, got, "x "+want)
+		}
+	}
+}
+
+func TestAppendHexByte(t *testing.T) {
+	for c, want := range map[byte]string{0: "0x00", 0x0a: "0x0A", 0xc3: "0xC3", 0xff: "0xFF"} {
+		if got := string(AppendHexByte(nil, c)); got != want {
+			t.Errorf("AppendHexByte(%#x) = %q; want %q", c, got, want)
 		}
 	}
 }
