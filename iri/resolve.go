@@ -31,17 +31,18 @@ func AppendResolved(dst []byte, base, ref IRI) ([]byte, error) {
 	if !base.HasScheme() {
 		return dst, errAt(base.s, 0, ErrNotAbsolute, "the base of a resolution must be an absolute IRI (it has no scheme)")
 	}
-	return rfc3986.AppendResolved(dst, base.components(), ref.components()), nil
+	b, r := base.ref(), ref.ref()
+	return rfc3986.AppendResolved(dst, &b, &r, ref.HasScheme()), nil
 }
 
-// components is x as internal/rfc3986 reads a reference. The algorithm
-// of RFC 3986 §5.2, which package uri runs too, is applied to the IRI text
-// as it is (RFC 3987 §6.5): it only looks for '/' and '.', which no byte
-// of a non-ASCII character is. It takes no options: the non-strict
-// reading and RFC 2396's algorithm are package uri's, for URIs only.
-func (x IRI) components() rfc3986.Ref {
+// ref is x as internal/rfc3986 reads a reference. The algorithm of RFC
+// 3986 §5.2, which package uri runs too, is applied to the IRI text as it
+// is (RFC 3987 §6.5): it only looks for '/' and '.', which no byte of a
+// non-ASCII character is. It takes no options: the non-strict reading and
+// RFC 2396's algorithm are package uri's, for URIs only.
+func (x *IRI) ref() rfc3986.Ref {
 	return rfc3986.Ref{
-		Scheme: x.Scheme(), Authority: x.Authority(), Path: x.Path(), Query: x.Query(), Fragment: x.Fragment(),
-		HasScheme: x.HasScheme(), HasAuthority: x.HasAuthority(), HasQuery: x.HasQuery(), HasFragment: x.HasFragment(),
+		Text: x.s, SchemeEnd: x.schemeEnd, PathStart: x.pathStart, QueryStart: x.queryStart, FragStart: x.fragStart,
+		HasScheme: x.has(hasScheme), HasAuthority: x.has(hasAuthority), HasQuery: x.has(hasQuery), HasFragment: x.has(hasFragment),
 	}
 }

@@ -78,16 +78,15 @@ func AppendResolved(dst []byte, base, ref URI, opts ResolveOption) ([]byte, erro
 	if opts&(RFC2396|Draft1997) != 0 {
 		return appendResolved2396(dst, base, ref, hasRefScheme, opts&Draft1997 != 0), nil
 	}
-	r := ref.components()
-	r.HasScheme = hasRefScheme
-	return rfc3986.AppendResolved(dst, base.components(), r), nil
+	b, r := base.ref(), ref.ref()
+	return rfc3986.AppendResolved(dst, &b, &r, hasRefScheme), nil
 }
 
-// components is u as internal/rfc3986 reads a reference.
-func (u URI) components() rfc3986.Ref {
+// ref is u as internal/rfc3986 reads a reference.
+func (u *URI) ref() rfc3986.Ref {
 	return rfc3986.Ref{
-		Scheme: u.Scheme(), Authority: u.Authority(), Path: u.Path(), Query: u.Query(), Fragment: u.Fragment(),
-		HasScheme: u.HasScheme(), HasAuthority: u.HasAuthority(), HasQuery: u.HasQuery(), HasFragment: u.HasFragment(),
+		Text: u.s, SchemeEnd: u.schemeEnd, PathStart: u.pathStart, QueryStart: u.queryStart, FragStart: u.fragStart,
+		HasScheme: u.has(hasScheme), HasAuthority: u.has(hasAuthority), HasQuery: u.has(hasQuery), HasFragment: u.has(hasFragment),
 	}
 }
 

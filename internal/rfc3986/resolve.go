@@ -2,27 +2,70 @@ package rfc3986
 
 import "strings"
 
-// Ref is a URI or IRI reference as §5.2 reads it: its five components, and
-// which of them are defined (§5.3 tells an undefined component from an
-// empty one; the path is always defined).
+// Ref is a parsed URI or IRI reference as §5.2 reads it: its text and
+// where its components start, as packages uri and iri both store them.
+// The text is laid out as §3 (and RFC 3987 §2.2) has it:
+//
+//	scheme ":" "//" authority path "?" query "#" fragment
+//	      ^SchemeEnd          ^PathStart ^QueryStart ^FragStart
+//
+// The Has fields say which components are defined (§5.3 tells an
+// undefined component from an empty one; the path is always defined); the
+// offset of an undefined one is not read. The components are sliced out
+// when the algorithm needs them, not before: a resolution reads few of
+// them, and cutting all ten strings out of both references first made it
+// a third slower.
 type Ref struct {
-	Scheme, Authority, Path, Query, Fragment       string
+	Text                                           string
+	SchemeEnd, PathStart, QueryStart, FragStart    uint32
 	HasScheme, HasAuthority, HasQuery, HasFragment bool
 }
+
+func (r *Ref) scheme() string { return r.Text[:r.SchemeEnd] }
+
+func (r *Ref) authority() string {
+	start := uint32(2) // after "//"
+	if r.HasScheme {
+		start = r.SchemeEnd + 3 // after ":" "//"
+	}
+	return r.Text[start:r.PathStart]
+}
+
+func (r *Ref) path() string {
+	end := uint32(len(r.Text))
+	switch {
+	case r.HasQuery:
+		end = r.QueryStart
+	case r.HasFragment:
+		end = r.FragStart
+	}
+	return r.Text[r.PathStart:end]
+}
+
+func (r *Ref) query() string {
+	end := uint32(len(r.Text))
+	if r.HasFragment {
+		end = r.FragStart
+	}
+	return r.Text[r.QueryStart+1 : end]
+}
+
+func (r *Ref) fragment() string { return r.Text[r.FragStart+1:] }
 
 // AppendResolved appends to dst the target of ref against base, by the
 // strict algorithm of §5.2.2 (Transform References), §5.2.3 (Merge Paths)
 // and §5.3 (Component Recomposition). base must have a scheme (the caller
-// checks: the error is its own); its fragment is ignored (§5.1). A caller
-// that reads a reference with the base's scheme as relative (the
-// non-strict parser of §5.2.2) passes ref with HasScheme false.
+// checks: the error is its own); its fragment is ignored (§5.1).
+// refScheme says whether the reference's scheme counts: it is
+// ref.HasScheme, except for the non-strict parser of §5.2.2, which reads
+// a reference with the base's scheme as if it had none.
 //
 // A result without an authority whose path starts with "//" gets "/."
 // before its path (see GuardPath), so that it parses back to the same
 // components.
-func AppendResolved(dst []byte, base, ref Ref) []byte {
+func AppendResolved(dst []byte, base, ref *Ref, refScheme bool) []byte {
 	var (
-		scheme      = base.Scheme
+		scheme      = base.scheme()
 		authority   string
 		hasAuth     bool
 		path, query string
@@ -31,31 +74,43 @@ func AppendResolved(dst []byte, base, ref Ref) []byte {
 		removeDots  bool
 	)
 	switch {
-	case ref.HasScheme:
-		scheme = ref.Scheme
-		authority, hasAuth = ref.Authority, ref.HasAuthority
-		path, removeDots = ref.Path, true
-		query, hasQ = ref.Query, ref.HasQuery
+	case refScheme:
+		scheme = ref.scheme()
+		if ref.HasAuthority {
+			authority, hasAuth = ref.authority(), true
+		}
+		path, removeDots = ref.path(), true
+		if ref.HasQuery {
+			query, hasQ = ref.query(), true
+		}
 	case ref.HasAuthority:
-		authority, hasAuth = ref.Authority, true
-		path, removeDots = ref.Path, true
-		query, hasQ = ref.Query, ref.HasQuery
+		authority, hasAuth = ref.authority(), true
+		path, removeDots = ref.path(), true
+		if ref.HasQuery {
+			query, hasQ = ref.query(), true
+		}
 	default:
-		authority, hasAuth = base.Authority, base.HasAuthority
-		switch rp := ref.Path; {
+		if base.HasAuthority {
+			authority, hasAuth = base.authority(), true
+		}
+		switch rp := ref.path(); {
 		case rp == "":
-			path = base.Path
+			path = base.path()
 			if ref.HasQuery {
-				query, hasQ = ref.Query, true
-			} else {
-				query, hasQ = base.Query, base.HasQuery
+				query, hasQ = ref.query(), true
+			} else if base.HasQuery {
+				query, hasQ = base.query(), true
 			}
 		case rp[0] == '/':
 			path, removeDots = rp, true
-			query, hasQ = ref.Query, ref.HasQuery
+			if ref.HasQuery {
+				query, hasQ = ref.query(), true
+			}
 		default:
 			path, removeDots, mergePath = rp, true, true
-			query, hasQ = ref.Query, ref.HasQuery
+			if ref.HasQuery {
+				query, hasQ = ref.query(), true
+			}
 		}
 	}
 
@@ -71,10 +126,9 @@ func AppendResolved(dst []byte, base, ref Ref) []byte {
 	case mergePath:
 		// §5.2.3 Merge Paths, then §5.2.4 on the result.
 		var merged []byte
-		if base.HasAuthority && base.Path == "" {
+		if bp := base.path(); base.HasAuthority && bp == "" {
 			merged = append(merged, '/')
 		} else {
-			bp := base.Path
 			merged = append(merged, bp[:strings.LastIndexByte(bp, '/')+1]...)
 		}
 		merged = append(merged, path...)
@@ -91,7 +145,7 @@ func AppendResolved(dst []byte, base, ref Ref) []byte {
 	}
 	if ref.HasFragment {
 		dst = append(dst, '#')
-		dst = append(dst, ref.Fragment...)
+		dst = append(dst, ref.fragment()...)
 	}
 	return dst
 }
