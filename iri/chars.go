@@ -22,7 +22,6 @@ const (
 	cPchar      = ascii.Pchar      // unreserved / sub-delims / ":" / "@"
 	cPath       = ascii.Path       // pchar / "/"
 	cQuery      = ascii.Query      // pchar / "/" / "?" (iquery and ifragment alike in ASCII)
-	cFuture     = ascii.Userinfo   // unreserved / sub-delims / ":" (IPvFuture body: the userinfo set)
 	cSegmentNC  = ascii.SegmentNC  // unreserved / sub-delims / "@" (isegment-nz-nc)
 )
 

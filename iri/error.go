@@ -3,9 +3,9 @@ package iri
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"unicode/utf8"
 
+	"github.com/urikit/urikit/internal/errtext"
 	"github.com/urikit/urikit/uri"
 )
 
@@ -28,7 +28,7 @@ type Error struct {
 // the input quoted (a window of it around the offending byte when it is
 // long).
 func (e *Error) Error() string {
-	return fmt.Sprintf("iri: %s at byte %d of %s", e.Reason, e.Offset, excerpt(e.Input, e.Offset, 80))
+	return fmt.Sprintf("iri: %s at byte %d of %s", e.Reason, e.Offset, errtext.Excerpt(e.Input, e.Offset, 80))
 }
 
 // Unwrap returns Kind, so that errors.Is(err, iri.ErrInvalidHost) works.
@@ -67,32 +67,6 @@ var (
 	ErrDisallowedCharacter = errors.New("iri: character not allowed in an IRI here")
 )
 
-// excerpt quotes s Go-style (invalid UTF-8 and control characters
-// escaped), as a window of about width bytes around offset, cut at rune
-// boundaries and marked with "...", when s is longer than width: the
-// window uri.Error and urn.Error show.
-func excerpt(s string, offset, width int) string {
-	if len(s) <= width {
-		return strconv.Quote(s)
-	}
-	from := min(max(offset-width/2, 0), len(s))
-	to := min(from+width, len(s))
-	for from > 0 && from < len(s) && !utf8.RuneStart(s[from]) {
-		from--
-	}
-	for to < len(s) && !utf8.RuneStart(s[to]) {
-		to++
-	}
-	q := strconv.Quote(s[from:to])
-	if from > 0 {
-		q = "..." + q
-	}
-	if to < len(s) {
-		q += "..."
-	}
-	return q
-}
-
 func errAt(s string, offset int, kind error, reason string) error {
 	return &Error{Kind: kind, Input: s, Offset: offset, Reason: reason}
 }
@@ -104,16 +78,11 @@ func errChar(s string, i int, component string, kind error) error {
 	if c >= utf8.RuneSelf {
 		return errRune(s, i, component, kind)
 	}
-	var what string
-	switch {
-	case c < 0x20 || c == 0x7f:
-		what = fmt.Sprintf("control character 0x%02X", c)
-	case c == ' ':
-		what = "space"
-	default:
-		what = "character " + strconv.QuoteRune(rune(c))
-	}
-	return errAt(s, i, kind, "invalid "+what+" in "+component)
+	var buf [64]byte
+	b := errtext.AppendASCII(append(buf[:0], "invalid "...), c)
+	b = append(b, " in "...)
+	b = append(b, component...)
+	return errAt(s, i, kind, string(b))
 }
 
 // errRune explains why the non-ASCII text at s[i] cannot stand in the

@@ -1,10 +1,10 @@
 package iri
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/urikit/urikit/internal/ascii"
+	"github.com/urikit/urikit/internal/rfc3986"
 	"github.com/urikit/urikit/uri"
 )
 
@@ -71,6 +71,12 @@ func (x IRI) AppendNormalized(dst []byte, level uri.Level) []byte {
 	return out
 }
 
+// appendNormalized follows the steps of uri.Normalizer.Append, but is not
+// shared with it: what it decodes differs (§5.3.2.3 decodes well-formed
+// UTF-8 sequences of the characters an IRI may hold, package uri only the
+// unreserved ASCII ones), and so does the host (an IDN is mapped by UTS #46
+// here). The steps that are the same algorithm, remove_dot_segments and
+// the port rule, are internal/rfc3986's.
 func (x IRI) appendNormalized(dst []byte, level uri.Level, idn bool) []byte {
 	var info uri.SchemeInfo
 	known := false
@@ -109,7 +115,7 @@ func (x IRI) appendNormalized(dst []byte, level uri.Level, idn bool) []byte {
 			}
 		}
 		if x.HasPort() {
-			dst = appendPort(dst, x.Port(), known && info.DefaultPort > 0, info.DefaultPort)
+			dst = rfc3986.AppendPort(dst, x.Port(), known && info.DefaultPort > 0, info.DefaultPort)
 		}
 	}
 	pathStart := len(dst)
@@ -122,11 +128,11 @@ func (x IRI) appendNormalized(dst []byte, level uri.Level, idn bool) []byte {
 		if strings.IndexByte(path, '%') >= 0 {
 			var buf [256]byte
 			clean := appendDecoded(buf[:0], path, ucsChar, true)
-			dst = appendRemoveDotSegments(dst, string(clean))
+			dst = rfc3986.AppendRemoveDotSegments(dst, string(clean))
 		} else {
-			dst = appendRemoveDotSegments(dst, path)
+			dst = rfc3986.AppendRemoveDotSegments(dst, path)
 		}
-		dst = guardPath(dst, pathStart, x.HasAuthority())
+		dst = rfc3986.GuardPath(dst, pathStart, x.HasAuthority())
 	default:
 		dst = appendDecoded(dst, path, ucsChar, true)
 	}
@@ -145,25 +151,6 @@ func (x IRI) appendNormalized(dst []byte, level uri.Level, idn bool) []byte {
 // domain name: non-ASCII, or with a label in ACE form.
 func isIDN(host string) bool {
 	return !isASCII(host) || strings.HasPrefix(host, "xn--") || strings.Contains(host, ".xn--")
-}
-
-// appendPort writes ":port", or nothing when scheme-based normalization
-// drops it (empty, or the scheme's default compared as a number).
-func appendPort(dst []byte, port string, schemeRules bool, defaultPort int) []byte {
-	if !schemeRules {
-		dst = append(dst, ':')
-		return append(dst, port...)
-	}
-	i := 0
-	for i < len(port)-1 && port[i] == '0' {
-		i++
-	}
-	digits := port[i:]
-	if digits == "" || defaultPort > 0 && digits == strconv.Itoa(defaultPort) {
-		return dst
-	}
-	dst = append(dst, ':')
-	return append(dst, digits...)
 }
 
 // Equal reports whether a and b are equivalent at level (RFC 3987 §5.3).

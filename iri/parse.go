@@ -3,6 +3,7 @@ package iri
 import (
 	"math"
 
+	"github.com/urikit/urikit/internal/ascii"
 	"github.com/urikit/urikit/uri"
 )
 
@@ -40,6 +41,14 @@ func MustParse(s string) IRI {
 //
 // The bidi formatting characters of §4.1 are ucschar by the ABNF; §4.1's
 // "MUST NOT" makes them invalid wherever they stand.
+//
+// The pass has the shape of package uri's parser but is not shared with it:
+// every component scan here also takes the non-ASCII characters its rule
+// allows (ucschar; iprivate in the query alone), where uri's scan ASCII a
+// machine word at a time and stop at the first non-ASCII byte, and an error
+// at a non-ASCII character says which rule of RFC 3987 it breaks (errRune).
+// What is the same algorithm on both, the IP literals and IPv4 addresses
+// (§2.2 takes them from RFC 3986 unchanged), is internal/rfc3986's.
 func parse(s string, mode uint8) (IRI, error) {
 	if len(s) >= math.MaxUint32 {
 		return IRI{}, errAt(s, math.MaxUint32-1, ErrTooLong, "IRI too long")
@@ -180,14 +189,7 @@ func checkPct(s string, i int) error {
 
 // pctEnd returns -1 when s[i:] starts with a valid pct-encoded, else the
 // offset of the first byte that breaks it (len(s) when s ends too early).
-func pctEnd(s string, i int) int {
-	for j := i + 1; j <= i+2; j++ {
-		if j >= len(s) || !is(s[j], cHex) {
-			return j
-		}
-	}
-	return -1
-}
+func pctEnd(s string, i int) int { return ascii.PctEnd(s, i) }
 
 // parseAuthority parses s[a:e]:
 //

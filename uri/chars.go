@@ -16,7 +16,6 @@ const (
 	cPchar      = ascii.Pchar      // unreserved / sub-delims / ":" / "@"
 	cPath       = ascii.Path       // pchar / "/"
 	cQuery      = ascii.Query      // pchar / "/" / "?" (query and fragment alike)
-	cFuture     = ascii.Userinfo   // unreserved / sub-delims / ":" (IPvFuture body: the userinfo set)
 	cSegmentNC  = ascii.SegmentNC  // unreserved / sub-delims / "@" (segment-nz-nc, §3.3, without pct-encoded)
 	cSubDelims  = ascii.SubDelims  // sub-delims
 	cQueryValue = ascii.QueryValue // cQuery but "&", "=", "+", ";": data in a name or value of a form query

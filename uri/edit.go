@@ -3,6 +3,8 @@ package uri
 import (
 	"iter"
 	"strings"
+
+	"github.com/urikit/urikit/internal/rfc3986"
 )
 
 // Editing. A URI is immutable: each With… method returns a new URI, built
@@ -404,9 +406,9 @@ func (u URI) JoinPath(elem ...string) (URI, error) {
 		path = "/" + path
 	}
 	if p.has(hasScheme) || strings.HasPrefix(path, "/") {
-		b := appendRemoveDotSegments(nil, path)
+		b := rfc3986.AppendRemoveDotSegments(nil, path)
 		// A path reduced to "//x" without an authority gets "/." before it.
-		path = string(guardPath(b, 0, p.has(hasAuthority)))
+		path = string(rfc3986.GuardPath(b, 0, p.has(hasAuthority)))
 	}
 	if err := p.checkPath(path); err != nil {
 		return URI{}, err

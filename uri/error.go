@@ -3,8 +3,8 @@ package uri
 import (
 	"errors"
 	"fmt"
-	"strconv"
-	"unicode/utf8"
+
+	"github.com/urikit/urikit/internal/errtext"
 )
 
 // The kinds of error, for programs: every *Error has one of them as its
@@ -65,38 +65,11 @@ type Error struct {
 // Error reads on one line: the reason, the byte, and the input quoted (a
 // window of it around the offending byte when it is long).
 func (e *Error) Error() string {
-	return fmt.Sprintf("uri: %s at byte %d of %s", e.Reason, e.Offset, excerpt(e.Input, e.Offset, 80))
+	return fmt.Sprintf("uri: %s at byte %d of %s", e.Reason, e.Offset, errtext.Excerpt(e.Input, e.Offset, 80))
 }
 
 // Unwrap returns the Kind, so that errors.Is(err, uri.ErrInvalidHost) works.
 func (e *Error) Unwrap() error { return e.Kind }
-
-// excerpt quotes s for a message, Go-style (invalid UTF-8 and control
-// characters escaped). When s is longer than width bytes it quotes a window
-// of about width bytes around offset, cut at rune boundaries, with "..."
-// where text was left out, so that a message about a 10 MB input stays
-// short and still shows the offending byte.
-func excerpt(s string, offset, width int) string {
-	if len(s) <= width {
-		return strconv.Quote(s)
-	}
-	from := min(max(offset-width/2, 0), len(s))
-	to := min(from+width, len(s))
-	for from > 0 && from < len(s) && !utf8.RuneStart(s[from]) {
-		from--
-	}
-	for to < len(s) && !utf8.RuneStart(s[to]) {
-		to++
-	}
-	q := strconv.Quote(s[from:to])
-	if from > 0 {
-		q = "..." + q
-	}
-	if to < len(s) {
-		q += "..."
-	}
-	return q
-}
 
 func errAt(kind error, s string, offset int, reason string) error {
 	return &Error{Kind: kind, Input: s, Offset: offset, Reason: reason}
@@ -104,17 +77,14 @@ func errAt(kind error, s string, offset int, reason string) error {
 
 // errChar reports a character that the component's grammar does not allow.
 func errChar(kind error, s string, i int, component string) error {
-	c := s[i]
-	var what string
-	switch {
-	case c >= 0x80:
-		what = "non-ASCII byte " + fmt.Sprintf("0x%02X", c)
-	case c < 0x20 || c == 0x7f:
-		what = fmt.Sprintf("control character 0x%02X", c)
-	case c == ' ':
-		what = "space"
-	default:
-		what = "character " + strconv.QuoteRune(rune(c))
+	var buf [64]byte
+	b := append(buf[:0], "invalid "...)
+	if c := s[i]; c >= 0x80 {
+		b = errtext.AppendHexByte(append(b, "non-ASCII byte "...), c)
+	} else {
+		b = errtext.AppendASCII(b, c)
 	}
-	return errAt(kind, s, i, "invalid "+what+" in "+component)
+	b = append(b, " in "...)
+	b = append(b, component...)
+	return errAt(kind, s, i, string(b))
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/urikit/urikit/internal/ascii"
+	"github.com/urikit/urikit/internal/rfc3986"
 )
 
 // Level is a rung of the comparison ladder of RFC 3986 §6.2.
@@ -155,7 +156,7 @@ func (n Normalizer) Append(dst []byte, u URI) []byte {
 			}
 		}
 		if u.HasPort() {
-			dst = appendPort(dst, u.Port(), known && info.DefaultPort > 0, info.DefaultPort)
+			dst = rfc3986.AppendPort(dst, u.Port(), known && info.DefaultPort > 0, info.DefaultPort)
 		}
 	}
 	pathStart := len(dst)
@@ -169,13 +170,13 @@ func (n Normalizer) Append(dst []byte, u URI) []byte {
 		case strings.IndexByte(path, '%') >= 0:
 			var buf [256]byte
 			clean := appendNormPct(buf[:0], path, false)
-			dst = appendRemoveDotSegments(dst, string(clean))
-		case hasDotSegment(path):
-			dst = appendRemoveDotSegments(dst, path)
+			dst = rfc3986.AppendRemoveDotSegments(dst, string(clean))
+		case rfc3986.HasDotSegment(path):
+			dst = rfc3986.AppendRemoveDotSegments(dst, path)
 		default: // remove_dot_segments would change nothing
 			dst = append(dst, path...)
 		}
-		dst = guardPath(dst, pathStart, u.HasAuthority())
+		dst = rfc3986.GuardPath(dst, pathStart, u.HasAuthority())
 	default:
 		dst = appendNormPct(dst, path, false)
 	}
@@ -188,25 +189,6 @@ func (n Normalizer) Append(dst []byte, u URI) []byte {
 		dst = appendNormPct(dst, u.Fragment(), false)
 	}
 	return dst
-}
-
-// appendPort writes ":port", or nothing when scheme-based normalization
-// drops it (empty, or the scheme's default compared as a number).
-func appendPort(dst []byte, port string, schemeRules bool, defaultPort int) []byte {
-	if !schemeRules {
-		dst = append(dst, ':')
-		return append(dst, port...)
-	}
-	i := 0
-	for i < len(port)-1 && port[i] == '0' {
-		i++
-	}
-	digits := port[i:]
-	if digits == "" || defaultPort > 0 && digits == strconv.Itoa(defaultPort) {
-		return dst
-	}
-	dst = append(dst, ':')
-	return append(dst, digits...)
 }
 
 // appendNormPct writes s with the hex digits of its percent-encodings in
@@ -251,24 +233,6 @@ func appendNormPct(dst []byte, s string, lowerCase bool) []byte {
 		dst = append(dst, c)
 	}
 	return dst
-}
-
-// hasDotSegment reports whether path has a "." or ".." segment, the only
-// thing remove_dot_segments (§5.2.4) changes.
-func hasDotSegment(path string) bool {
-	for i := 0; i < len(path); i++ {
-		if path[i] != '.' || i > 0 && path[i-1] != '/' {
-			continue
-		}
-		j := i + 1
-		if j < len(path) && path[j] == '.' {
-			j++
-		}
-		if j == len(path) || path[j] == '/' {
-			return true
-		}
-	}
-	return false
 }
 
 // Equal reports whether a and b are equivalent at level (§6.2), with the

@@ -1,6 +1,10 @@
 package uri
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/urikit/urikit/internal/rfc3986"
+)
 
 // ResolveOption selects a resolution behaviour other than strict RFC 3986.
 type ResolveOption uint8
@@ -74,145 +78,21 @@ func AppendResolved(dst []byte, base, ref URI, opts ResolveOption) ([]byte, erro
 	if opts&(RFC2396|Draft1997) != 0 {
 		return appendResolved2396(dst, base, ref, hasRefScheme, opts&Draft1997 != 0), nil
 	}
-	var (
-		scheme       = base.Scheme()
-		authority    string
-		hasAuth      bool
-		path, query  string
-		hasQ         bool
-		mergePath    bool // path must be merged with the base path first
-		removeDots   bool
-		absoluteBase = base
-	)
-	switch {
-	case hasRefScheme:
-		scheme = ref.Scheme()
-		authority, hasAuth = ref.Authority(), ref.HasAuthority()
-		path, removeDots = ref.Path(), true
-		query, hasQ = ref.Query(), ref.HasQuery()
-	case ref.HasAuthority():
-		authority, hasAuth = ref.Authority(), true
-		path, removeDots = ref.Path(), true
-		query, hasQ = ref.Query(), ref.HasQuery()
-	default:
-		authority, hasAuth = base.Authority(), base.HasAuthority()
-		switch rp := ref.Path(); {
-		case rp == "":
-			path = base.Path()
-			if ref.HasQuery() {
-				query, hasQ = ref.Query(), true
-			} else {
-				query, hasQ = base.Query(), base.HasQuery()
-			}
-		case rp[0] == '/':
-			path, removeDots = rp, true
-			query, hasQ = ref.Query(), ref.HasQuery()
-		default:
-			path, removeDots, mergePath = rp, true, true
-			query, hasQ = ref.Query(), ref.HasQuery()
-		}
-	}
-
-	// §5.3 Component Recomposition
-	dst = append(dst, scheme...)
-	dst = append(dst, ':')
-	if hasAuth {
-		dst = append(dst, "//"...)
-		dst = append(dst, authority...)
-	}
-	pathStart := len(dst)
-	switch {
-	case mergePath:
-		// §5.2.3 Merge Paths, then §5.2.4 on the result.
-		var merged []byte
-		if absoluteBase.HasAuthority() && absoluteBase.Path() == "" {
-			merged = append(merged, '/')
-		} else {
-			bp := absoluteBase.Path()
-			merged = append(merged, bp[:strings.LastIndexByte(bp, '/')+1]...)
-		}
-		merged = append(merged, path...)
-		dst = appendRemoveDotSegments(dst, string(merged))
-	case removeDots:
-		dst = appendRemoveDotSegments(dst, path)
-	default:
-		dst = append(dst, path...)
-	}
-	dst = guardPath(dst, pathStart, hasAuth)
-	if hasQ {
-		dst = append(dst, '?')
-		dst = append(dst, query...)
-	}
-	if ref.HasFragment() {
-		dst = append(dst, '#')
-		dst = append(dst, ref.Fragment()...)
-	}
-	return dst, nil
+	b, r := base.ref(), ref.ref()
+	return rfc3986.AppendResolved(dst, &b, &r, hasRefScheme), nil
 }
 
-// guardPath keeps a path that starts with "//" from being read back as an
-// authority when there is none, by writing "/." before it: the dot segment
-// means nothing, and the URI parses back to the same components.
-func guardPath(dst []byte, pathStart int, hasAuth bool) []byte {
-	if hasAuth || len(dst)-pathStart < 2 || dst[pathStart] != '/' || dst[pathStart+1] != '/' {
-		return dst
+// ref is u as internal/rfc3986 reads a reference.
+func (u *URI) ref() rfc3986.Ref {
+	return rfc3986.Ref{
+		Text: u.s, SchemeEnd: u.schemeEnd, PathStart: u.pathStart, QueryStart: u.queryStart, FragStart: u.fragStart,
+		HasScheme: u.has(hasScheme), HasAuthority: u.has(hasAuthority), HasQuery: u.has(hasQuery), HasFragment: u.has(hasFragment),
 	}
-	dst = append(dst, "/."...)
-	copy(dst[pathStart+2:], dst[pathStart:len(dst)-2])
-	dst[pathStart], dst[pathStart+1] = '/', '.'
-	return dst
 }
 
 // RemoveDotSegments applies RFC 3986 §5.2.4 to a path.
 func RemoveDotSegments(path string) string {
-	return string(appendRemoveDotSegments(nil, path))
-}
-
-// appendRemoveDotSegments is §5.2.4 remove_dot_segments, literally: the
-// output buffer is dst[start:], and "removing the last segment" truncates
-// it to its last '/'.
-func appendRemoveDotSegments(dst []byte, in string) []byte {
-	start := len(dst)
-	pop := func() {
-		for j := len(dst) - 1; j >= start; j-- {
-			if dst[j] == '/' {
-				dst = dst[:j]
-				return
-			}
-		}
-		dst = dst[:start]
-	}
-	for len(in) > 0 {
-		switch {
-		case strings.HasPrefix(in, "../"): // A
-			in = in[3:]
-		case strings.HasPrefix(in, "./"): // A
-			in = in[2:]
-		case strings.HasPrefix(in, "/./"): // B
-			in = in[2:]
-		case in == "/.": // B
-			in = "/"
-		case strings.HasPrefix(in, "/../"): // C
-			in = in[3:]
-			pop()
-		case in == "/..": // C
-			in = "/"
-			pop()
-		case in == "." || in == "..": // D
-			in = ""
-		default: // E: move the first segment, with its leading '/'
-			j := 0
-			if in[0] == '/' {
-				j = 1
-			}
-			for j < len(in) && in[j] != '/' {
-				j++
-			}
-			dst = append(dst, in[:j]...)
-			in = in[j:]
-		}
-	}
-	return dst
+	return string(rfc3986.AppendRemoveDotSegments(nil, path))
 }
 
 // appendResolved2396 is the resolution of RFC 2396 §5.2, step by step;
@@ -250,7 +130,7 @@ func appendResolved2396(dst []byte, base, ref URI, refScheme, draft bool) []byte
 		}
 		pathStart := len(dst)
 		dst = append(dst, ref.Path()...)
-		dst = guardPath(dst, pathStart, base.HasAuthority())
+		dst = rfc3986.GuardPath(dst, pathStart, base.HasAuthority())
 	default:
 		// 6) relative path: merged in a buffer, then reduced.
 		if base.HasAuthority() {
@@ -271,7 +151,7 @@ func appendResolved2396(dst []byte, base, ref URI, refScheme, draft bool) []byte
 		}
 		pathStart := len(dst)
 		dst = append(dst, reduce2396(buf)...)
-		dst = guardPath(dst, pathStart, base.HasAuthority())
+		dst = rfc3986.GuardPath(dst, pathStart, base.HasAuthority())
 	}
 	// 7) recomposition
 	if hasQuery {

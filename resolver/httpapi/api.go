@@ -27,69 +27,61 @@ import (
 	"github.com/urikit/urikit/urn"
 )
 
-// principal authenticates the request's bearer token.
-func (h *handler) principal(rw *respWriter, r *http.Request) (resolver.Principal, bool) {
+// authenticate returns the principal of the request's bearer token; the
+// error is a *problem for an Authorization header of another scheme, else
+// the Service's (no token, an unknown one).
+func (h *handler) authenticate(r *http.Request) (resolver.Principal, error) {
 	v := r.Header.Get("Authorization")
 	tok := ""
 	if v != "" {
 		scheme, rest, _ := strings.Cut(v, " ")
 		if !strings.EqualFold(scheme, "Bearer") {
-			h.writeProblem(rw, r, newProblem(http.StatusUnauthorized, ptUnauthorized,
-				"send the token as Authorization: Bearer TOKEN").at("Authorization", -1))
-			return resolver.Principal{}, false
+			return resolver.Principal{}, newProblem(http.StatusUnauthorized, ptUnauthorized,
+				"send the token as Authorization: Bearer TOKEN").at("Authorization", -1)
 		}
 		tok = strings.TrimSpace(rest)
 	}
-	p, err := h.svc.Authenticate(r.Context(), tok)
-	if err != nil {
-		h.fail(rw, r, err)
-		return resolver.Principal{}, false
-	}
-	return p, true
+	return h.svc.Authenticate(r.Context(), tok)
 }
 
-// decode reads a JSON body into v. Unknown members are an error (they
-// are most often misspelt ones); an empty body is one when !allowEmpty.
-func (h *handler) decode(rw *respWriter, r *http.Request, v any, allowEmpty bool) bool {
+// decode reads the JSON body into v; the error is a *problem. Unknown
+// members are an error (they are most often misspelt ones); an empty body
+// is one when !allowEmpty.
+func (c *apiCall) decode(v any, allowEmpty bool) error {
+	r := c.r
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		// application/x-www-form-urlencoded is what curl -d declares when
 		// told nothing else; the body is read as JSON all the same (a
 		// form cannot carry a token: no cross-site form can write here).
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || mt != mtJSON && !strings.HasSuffix(mt, "+json") && mt != "application/x-www-form-urlencoded" {
-			h.writeProblem(rw, r, newProblem(http.StatusUnsupportedMediaType, ptMediaType,
-				"the body must be application/json, not "+strconv.Quote(truncate(ct, 64))).at("Content-Type", -1))
-			return false
+			return newProblem(http.StatusUnsupportedMediaType, ptMediaType,
+				"the body must be application/json, not "+strconv.Quote(truncate(ct, 64))).at("Content-Type", -1)
 		}
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			h.tooLarge(rw, r)
-			return false
+			return c.h.tooLargeProblem(c.rw)
 		}
-		h.writeProblem(rw, r, newProblem(http.StatusBadRequest, ptInvalid, "the body could not be read: "+err.Error()).at("body", -1))
-		return false
+		return newProblem(http.StatusBadRequest, ptInvalid, "the body could not be read: "+err.Error()).at("body", -1)
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		if allowEmpty {
-			return true
+			return nil
 		}
-		h.writeProblem(rw, r, newProblem(http.StatusBadRequest, ptInvalid, "the body must be a JSON object").at("body", 0))
-		return false
+		return newProblem(http.StatusBadRequest, ptInvalid, "the body must be a JSON object").at("body", 0)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		h.writeProblem(rw, r, jsonProblem(err, int64(len(body))))
-		return false
+		return jsonProblem(err, int64(len(body)))
 	}
 	if rest := bytes.TrimLeft(body[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
-		h.writeProblem(rw, r, newProblem(http.StatusBadRequest, ptInvalid, "the body holds more than one JSON value").at("body", len(body)-len(rest)))
-		return false
+		return newProblem(http.StatusBadRequest, ptInvalid, "the body holds more than one JSON value").at("body", len(body)-len(rest))
 	}
-	return true
+	return nil
 }
 
 // jsonProblem says what is wrong with a JSON body of n bytes, and where.
@@ -133,15 +125,15 @@ func jsonKind(k string) string {
 	return "of another type"
 }
 
-// pathID reads a positive integer path parameter.
-func (h *handler) pathID(rw *respWriter, r *http.Request, name string) (int64, bool) {
-	v := r.PathValue(name)
+// pathID reads the positive integer path parameter name; the error is a
+// *problem.
+func (c *apiCall) pathID(name string) (int64, error) {
+	v := c.r.PathValue(name)
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n <= 0 {
-		h.writeProblem(rw, r, newProblem(http.StatusBadRequest, ptInvalid, name+" must be a positive integer, not "+strconv.Quote(truncate(v, 32))).at(name, -1))
-		return 0, false
+		return 0, newProblem(http.StatusBadRequest, ptInvalid, name+" must be a positive integer, not "+strconv.Quote(truncate(v, 32))).at(name, -1)
 	}
-	return n, true
+	return n, nil
 }
 
 // wrote sets the read-your-writes position on the answer to a write that
@@ -200,62 +192,39 @@ type authorityBody struct {
 }
 
 // createAuthority is POST /api/v1/authorities (admin).
-func (h *handler) createAuthority(rw *respWriter, r *http.Request) {
-	p, ok := h.principal(rw, r)
-	if !ok {
-		return
-	}
+func (h *handler) createAuthority(c *apiCall) (answer, error) {
 	var in authorityBody
-	if !h.decode(rw, r, &in, false) {
-		return
+	if err := c.decode(&in, false); err != nil {
+		return answer{}, err
 	}
-	wctx, position := h.pos.Track(r.Context())
-	a, tok, err := h.svc.CreateAuthority(wctx, p, in.Name, in.Prefixes)
+	a, tok, err := h.svc.CreateAuthority(c.writeContext(), c.p, in.Name, in.Prefixes)
 	if err != nil {
-		h.fail(rw, r, err)
-		return
+		return answer{}, err
 	}
-	h.wrote(rw, r, position)
-	rw.Header().Set("Location", "/api/v1/authorities/"+strconv.FormatInt(a.ID, 10))
-	writeRaw(rw, http.StatusCreated, withMember(mustJSON(a), "token", tok))
+	return answer{status: http.StatusCreated, location: "/api/v1/authorities/" + strconv.FormatInt(a.ID, 10),
+		body: rawJSON(withMember(mustJSON(a), "token", tok))}, nil
 }
 
 // listAuthorities is GET /api/v1/authorities (admin).
-func (h *handler) listAuthorities(rw *respWriter, r *http.Request) {
-	p, ok := h.principal(rw, r)
-	if !ok {
-		return
-	}
-	as, err := h.svc.Authorities(r.Context(), p)
+func (h *handler) listAuthorities(c *apiCall) (answer, error) {
+	as, err := h.svc.Authorities(c.ctx(), c.p)
 	if err != nil {
-		h.fail(rw, r, err)
-		return
+		return answer{}, err
 	}
-	if as == nil {
-		as = []resolver.Authority{}
-	}
-	writeJSON(rw, http.StatusOK, as)
+	return answer{status: http.StatusOK, body: nonNil(as)}, nil
 }
 
 // getAuthority is GET /api/v1/authorities/{id} (admin or its maintainers).
-func (h *handler) getAuthority(rw *respWriter, r *http.Request) {
-	p, ok := h.principal(rw, r)
-	if !ok {
-		return
-	}
-	id, ok := h.pathID(rw, r, "id")
-	if !ok {
-		return
-	}
-	a, toks, err := h.svc.Authority(r.Context(), p, id)
+func (h *handler) getAuthority(c *apiCall) (answer, error) {
+	id, err := c.pathID("id")
 	if err != nil {
-		h.fail(rw, r, err)
-		return
+		return answer{}, err
 	}
-	if toks == nil {
-		toks = []resolver.Token{}
+	a, toks, err := h.svc.Authority(c.ctx(), c.p, id)
+	if err != nil {
+		return answer{}, err
 	}
-	writeRaw(rw, http.StatusOK, withMember(mustJSON(a), "tokens", toks))
+	return answer{status: http.StatusOK, body: rawJSON(withMember(mustJSON(a), "tokens", nonNil(toks)))}, nil
 }
 
 type tokenBody struct {
@@ -264,51 +233,37 @@ type tokenBody struct {
 
 // addToken is POST /api/v1/authorities/{id}/tokens: a new maintainer's
 // token, shown once.
-func (h *handler) addToken(rw *respWriter, r *http.Request) {
-	p, ok := h.principal(rw, r)
-	if !ok {
-		return
-	}
-	id, ok := h.pathID(rw, r, "id")
-	if !ok {
-		return
+func (h *handler) addToken(c *apiCall) (answer, error) {
+	id, err := c.pathID("id")
+	if err != nil {
+		return answer{}, err
 	}
 	var in tokenBody
-	if !h.decode(rw, r, &in, true) {
-		return
+	if err := c.decode(&in, true); err != nil {
+		return answer{}, err
 	}
-	wctx, position := h.pos.Track(r.Context())
-	t, tok, err := h.svc.AddToken(wctx, p, id, in.Label)
+	t, tok, err := h.svc.AddToken(c.writeContext(), c.p, id, in.Label)
 	if err != nil {
-		h.fail(rw, r, err)
-		return
+		return answer{}, err
 	}
-	h.wrote(rw, r, position)
-	rw.Header().Set("Location", fmt.Sprintf("/api/v1/authorities/%d/tokens/%d", id, t.ID))
-	writeRaw(rw, http.StatusCreated, withMember(mustJSON(t), "token", tok))
+	return answer{status: http.StatusCreated, location: fmt.Sprintf("/api/v1/authorities/%d/tokens/%d", id, t.ID),
+		body: rawJSON(withMember(mustJSON(t), "token", tok))}, nil
 }
 
 // revokeToken is DELETE /api/v1/authorities/{id}/tokens/{token}.
-func (h *handler) revokeToken(rw *respWriter, r *http.Request) {
-	p, ok := h.principal(rw, r)
-	if !ok {
-		return
+func (h *handler) revokeToken(c *apiCall) (answer, error) {
+	id, err := c.pathID("id")
+	if err != nil {
+		return answer{}, err
 	}
-	id, ok := h.pathID(rw, r, "id")
-	if !ok {
-		return
+	tid, err := c.pathID("token")
+	if err != nil {
+		return answer{}, err
 	}
-	tid, ok := h.pathID(rw, r, "token")
-	if !ok {
-		return
+	if err := h.svc.RevokeToken(c.writeContext(), c.p, id, tid); err != nil {
+		return answer{}, err
 	}
-	wctx, position := h.pos.Track(r.Context())
-	if err := h.svc.RevokeToken(wctx, p, id, tid); err != nil {
-		h.fail(rw, r, err)
-		return
-	}
-	h.wrote(rw, r, position)
-	rw.WriteHeader(http.StatusNoContent)
+	return answer{status: http.StatusNoContent}, nil
 }
 
 type transferBody struct {
@@ -317,27 +272,20 @@ type transferBody struct {
 
 // transferAuthority is POST /api/v1/authorities/{id}/transfer (admin):
 // the old maintainers' tokens are revoked, the new owner gets a token.
-func (h *handler) transferAuthority(rw *respWriter, r *http.Request) {
-	p, ok := h.principal(rw, r)
-	if !ok {
-		return
-	}
-	id, ok := h.pathID(rw, r, "id")
-	if !ok {
-		return
+func (h *handler) transferAuthority(c *apiCall) (answer, error) {
+	id, err := c.pathID("id")
+	if err != nil {
+		return answer{}, err
 	}
 	var in transferBody
-	if !h.decode(rw, r, &in, false) {
-		return
+	if err := c.decode(&in, false); err != nil {
+		return answer{}, err
 	}
-	wctx, position := h.pos.Track(r.Context())
-	a, tok, err := h.svc.TransferAuthority(wctx, p, id, in.Name)
+	a, tok, err := h.svc.TransferAuthority(c.writeContext(), c.p, id, in.Name)
 	if err != nil {
-		h.fail(rw, r, err)
-		return
+		return answer{}, err
 	}
-	h.wrote(rw, r, position)
-	writeRaw(rw, http.StatusOK, withMember(mustJSON(a), "token", tok))
+	return answer{status: http.StatusOK, body: rawJSON(withMember(mustJSON(a), "token", tok))}, nil
 }
 
 // ---- Names ----
@@ -359,15 +307,11 @@ type putBody struct {
 
 // putName is PUT /api/v1/names/{urn}: 201 when it creates the record, 200
 // when it replaces it (or it was already so).
-func (h *handler) putName(rw *respWriter, r *http.Request) {
-	p, ok := h.principal(rw, r)
-	if !ok {
-		return
-	}
-	name := r.PathValue("urn")
+func (h *handler) putName(c *apiCall) (answer, error) {
+	name := c.r.PathValue("urn")
 	var in putBody
-	if !h.decode(rw, r, &in, false) {
-		return
+	if err := c.decode(&in, false); err != nil {
+		return answer{}, err
 	}
 	// Names over the limit are 414 wherever they are (issue 9), the
 	// aliases of a body too.
@@ -376,28 +320,21 @@ func (h *handler) putName(rw *respWriter, r *http.Request) {
 			p := newProblem(http.StatusRequestURITooLong, ptTooLong,
 				fmt.Sprintf("aliases[%d] is %d bytes long; names are at most %d", i, len(a), h.opts.MaxTarget)).at(fmt.Sprintf("aliases[%d]", i), -1)
 			p.Limit = int64(h.opts.MaxTarget)
-			h.writeProblem(rw, r, p)
-			return
+			return answer{}, p
 		}
 	}
 	if in.URN != nil && !sameName(*in.URN, name) {
-		h.writeProblem(rw, r, newProblem(http.StatusBadRequest, ptInvalid,
-			"the body's urn "+strconv.Quote(truncate(*in.URN, 256))+" is not the name in the path").at("urn", -1))
-		return
+		return answer{}, newProblem(http.StatusBadRequest, ptInvalid,
+			"the body's urn "+strconv.Quote(truncate(*in.URN, 256))+" is not the name in the path").at("urn", -1)
 	}
-	wctx, position := h.pos.Track(r.Context())
-	rec, created, err := h.svc.Put(wctx, p, name, in.RecordInput)
+	rec, created, err := h.svc.Put(c.writeContext(), c.p, name, in.RecordInput)
 	if err != nil {
-		h.fail(rw, r, err)
-		return
+		return answer{}, err
 	}
-	h.wrote(rw, r, position)
-	status := http.StatusOK
 	if created {
-		status = http.StatusCreated
-		rw.Header().Set("Location", "/api/v1/names/"+segment(rec.URN))
+		return answer{status: http.StatusCreated, location: "/api/v1/names/" + segment(rec.URN), body: rec}, nil
 	}
-	writeJSON(rw, status, rec)
+	return answer{status: http.StatusOK, body: rec}, nil
 }
 
 // segment writes a name as one path segment of /api/v1/names/: "%" as
@@ -418,37 +355,34 @@ func sameName(a, b string) bool {
 
 // getName is GET /api/v1/names/{urn}: the record, withdrawn or not; as of
 // a time with ?as-of=<RFC 3339> or Memento's Accept-Datetime.
-func (h *handler) getName(rw *respWriter, r *http.Request) {
-	u, err := resolver.ParseName("urn", r.PathValue("urn"))
+func (h *handler) getName(c *apiCall) (answer, error) {
+	u, err := resolver.ParseName("urn", c.r.PathValue("urn"))
 	if err != nil {
-		h.fail(rw, r, err)
-		return
+		return answer{}, err
 	}
-	ctx, ok := h.readContext(rw, r)
-	if !ok {
-		return
+	ctx, err := c.readContext()
+	if err != nil {
+		return answer{}, err
 	}
-	rw.Header().Set("Vary", "Accept-Datetime")
-	asOf, hasAsOf, p := apiAsOf(r)
+	c.rw.Header().Set("Vary", "Accept-Datetime")
+	asOf, hasAsOf, p := apiAsOf(c.r)
 	if p != nil {
-		h.writeProblem(rw, r, p)
-		return
+		return answer{}, p
 	}
 	var rec resolver.Record
 	if hasAsOf {
 		var e resolver.Entry
 		rec, e, err = h.svc.LookupAsOf(ctx, u, asOf)
 		if err == nil {
-			rw.Header().Set("Memento-Datetime", e.Time.UTC().Format(http.TimeFormat))
+			c.rw.Header().Set("Memento-Datetime", e.Time.UTC().Format(http.TimeFormat))
 		}
 	} else {
 		rec, err = h.svc.Lookup(ctx, u)
 	}
 	if err != nil {
-		h.fail(rw, r, err)
-		return
+		return answer{}, err
 	}
-	writeJSON(rw, http.StatusOK, rec)
+	return answer{status: http.StatusOK, body: rec}, nil
 }
 
 // apiAsOf reads ?as-of= (RFC 3339) or else Accept-Datetime.
@@ -479,46 +413,34 @@ type withdrawBody struct {
 }
 
 // withdrawName is POST /api/v1/names/{urn}/withdraw.
-func (h *handler) withdrawName(rw *respWriter, r *http.Request) {
-	p, ok := h.principal(rw, r)
-	if !ok {
-		return
-	}
+func (h *handler) withdrawName(c *apiCall) (answer, error) {
 	var in withdrawBody
-	if !h.decode(rw, r, &in, true) {
-		return
+	if err := c.decode(&in, true); err != nil {
+		return answer{}, err
 	}
-	wctx, position := h.pos.Track(r.Context())
-	rec, err := h.svc.Withdraw(wctx, p, r.PathValue("urn"), in.Reason, in.Successor)
+	rec, err := h.svc.Withdraw(c.writeContext(), c.p, c.r.PathValue("urn"), in.Reason, in.Successor)
 	if err != nil {
-		h.fail(rw, r, err)
-		return
+		return answer{}, err
 	}
-	h.wrote(rw, r, position)
-	writeJSON(rw, http.StatusOK, rec)
+	return answer{status: http.StatusOK, body: rec}, nil
 }
 
 // nameHistory is GET /api/v1/names/{urn}/history: the record's entries of
 // the directory's history, oldest first, with their chain hashes.
-func (h *handler) nameHistory(rw *respWriter, r *http.Request) {
-	u, err := resolver.ParseName("urn", r.PathValue("urn"))
+func (h *handler) nameHistory(c *apiCall) (answer, error) {
+	u, err := resolver.ParseName("urn", c.r.PathValue("urn"))
 	if err != nil {
-		h.fail(rw, r, err)
-		return
+		return answer{}, err
 	}
-	ctx, ok := h.readContext(rw, r)
-	if !ok {
-		return
+	ctx, err := c.readContext()
+	if err != nil {
+		return answer{}, err
 	}
 	_, hist, err := h.svc.History(ctx, u)
 	if err != nil {
-		h.fail(rw, r, err)
-		return
+		return answer{}, err
 	}
-	if hist == nil {
-		hist = []resolver.Entry{}
-	}
-	writeJSON(rw, http.StatusOK, hist)
+	return answer{status: http.StatusOK, body: nonNil(hist)}, nil
 }
 
 // ---- Delegation rules (admin) ----
@@ -528,60 +450,39 @@ type ruleBody struct {
 	Target string `json:"target"`
 }
 
-func (h *handler) addRule(rw *respWriter, r *http.Request) {
-	p, ok := h.principal(rw, r)
-	if !ok {
-		return
-	}
+// addRule is POST /api/v1/rules.
+func (h *handler) addRule(c *apiCall) (answer, error) {
 	var in ruleBody
-	if !h.decode(rw, r, &in, false) {
-		return
+	if err := c.decode(&in, false); err != nil {
+		return answer{}, err
 	}
-	wctx, position := h.pos.Track(r.Context())
-	rule, err := h.svc.AddRule(wctx, p, in.Prefix, in.Target)
+	rule, err := h.svc.AddRule(c.writeContext(), c.p, in.Prefix, in.Target)
 	if err != nil {
-		h.fail(rw, r, err)
-		return
+		return answer{}, err
 	}
-	h.wrote(rw, r, position)
-	rw.Header().Set("Location", "/api/v1/rules/"+strconv.FormatInt(rule.ID, 10))
-	writeJSON(rw, http.StatusCreated, rule)
+	return answer{status: http.StatusCreated, location: "/api/v1/rules/" + strconv.FormatInt(rule.ID, 10), body: rule}, nil
 }
 
-func (h *handler) listRules(rw *respWriter, r *http.Request) {
-	p, ok := h.principal(rw, r)
-	if !ok {
-		return
+// listRules is GET /api/v1/rules.
+func (h *handler) listRules(c *apiCall) (answer, error) {
+	if !c.p.Admin {
+		return answer{}, newProblem(http.StatusForbidden, ptForbidden, "only the admin token may read the delegation rules")
 	}
-	if !p.Admin {
-		h.writeProblem(rw, r, newProblem(http.StatusForbidden, ptForbidden, "only the admin token may read the delegation rules"))
-		return
-	}
-	rules, err := h.svc.Rules(r.Context())
+	rules, err := h.svc.Rules(c.ctx())
 	if err != nil {
-		h.fail(rw, r, err)
-		return
+		return answer{}, err
 	}
-	if rules == nil {
-		rules = []resolver.Rule{}
-	}
-	writeJSON(rw, http.StatusOK, rules)
+	return answer{status: http.StatusOK, body: nonNil(rules)}, nil
 }
 
-func (h *handler) removeRule(rw *respWriter, r *http.Request) {
-	p, ok := h.principal(rw, r)
-	if !ok {
-		return
+// removeRule is DELETE /api/v1/rules/{id}.
+func (h *handler) removeRule(c *apiCall) (answer, error) {
+	id, err := c.pathID("id")
+	if err != nil {
+		return answer{}, err
 	}
-	id, ok := h.pathID(rw, r, "id")
-	if !ok {
-		return
+	if err := h.svc.RemoveRule(c.writeContext(), c.p, id); err != nil {
+		return answer{}, err
 	}
-	wctx, position := h.pos.Track(r.Context())
-	if err := h.svc.RemoveRule(wctx, p, id); err != nil {
-		h.fail(rw, r, err)
-		return
-	}
-	h.wrote(rw, r, position)
-	rw.WriteHeader(http.StatusNoContent)
+	return answer{status: http.StatusNoContent}, nil
 }

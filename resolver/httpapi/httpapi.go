@@ -147,21 +147,21 @@ func (h *handler) routes() []route {
 		{method: "GET", pattern: "/metrics", serve: h.serveMetrics},
 		{method: "GET", pattern: "/api/v1/openapi.json", serve: h.serveOpenAPI},
 
-		{method: "POST", pattern: "/api/v1/authorities", serve: h.createAuthority},
-		{method: "GET", pattern: "/api/v1/authorities", serve: h.listAuthorities},
-		{method: "GET", pattern: "/api/v1/authorities/{id}", serve: h.getAuthority},
-		{method: "POST", pattern: "/api/v1/authorities/{id}/tokens", serve: h.addToken},
-		{method: "DELETE", pattern: "/api/v1/authorities/{id}/tokens/{token}", serve: h.revokeToken},
-		{method: "POST", pattern: "/api/v1/authorities/{id}/transfer", serve: h.transferAuthority},
+		{method: "POST", pattern: "/api/v1/authorities", serve: h.api(h.createAuthority)},
+		{method: "GET", pattern: "/api/v1/authorities", serve: h.api(h.listAuthorities)},
+		{method: "GET", pattern: "/api/v1/authorities/{id}", serve: h.api(h.getAuthority)},
+		{method: "POST", pattern: "/api/v1/authorities/{id}/tokens", serve: h.api(h.addToken)},
+		{method: "DELETE", pattern: "/api/v1/authorities/{id}/tokens/{token}", serve: h.api(h.revokeToken)},
+		{method: "POST", pattern: "/api/v1/authorities/{id}/transfer", serve: h.api(h.transferAuthority)},
 
-		{method: "PUT", pattern: "/api/v1/names/{urn}", serve: h.putName},
-		{method: "GET", pattern: "/api/v1/names/{urn}", serve: h.getName},
-		{method: "POST", pattern: "/api/v1/names/{urn}/withdraw", serve: h.withdrawName},
-		{method: "GET", pattern: "/api/v1/names/{urn}/history", serve: h.nameHistory},
+		{method: "PUT", pattern: "/api/v1/names/{urn}", serve: h.api(h.putName)},
+		{method: "GET", pattern: "/api/v1/names/{urn}", serve: h.publicAPI(h.getName)},
+		{method: "POST", pattern: "/api/v1/names/{urn}/withdraw", serve: h.api(h.withdrawName)},
+		{method: "GET", pattern: "/api/v1/names/{urn}/history", serve: h.publicAPI(h.nameHistory)},
 
-		{method: "POST", pattern: "/api/v1/rules", serve: h.addRule},
-		{method: "GET", pattern: "/api/v1/rules", serve: h.listRules},
-		{method: "DELETE", pattern: "/api/v1/rules/{id}", serve: h.removeRule},
+		{method: "POST", pattern: "/api/v1/rules", serve: h.api(h.addRule)},
+		{method: "GET", pattern: "/api/v1/rules", serve: h.api(h.listRules)},
+		{method: "DELETE", pattern: "/api/v1/rules/{id}", serve: h.api(h.removeRule)},
 	}, h.listingRoutes()...)
 }
 
@@ -348,13 +348,19 @@ func (h *handler) allowGet(rw *respWriter, r *http.Request) bool {
 }
 
 func (h *handler) tooLarge(rw *respWriter, r *http.Request) {
+	h.writeProblem(rw, r, h.tooLargeProblem(rw))
+}
+
+// tooLargeProblem is the problem of a body over the limit, to be answered
+// on rw: it sets the header that closes the connection.
+func (h *handler) tooLargeProblem(rw *respWriter) *problem {
 	p := newProblem(http.StatusRequestEntityTooLarge, ptTooLarge,
 		fmt.Sprintf("request bodies are at most %d bytes", h.opts.MaxBody))
 	p.Limit = h.opts.MaxBody
 	// The rest of the body is not read: close the connection rather than
 	// drain an unbounded upload.
 	rw.Header().Set("Connection", "close")
-	h.writeProblem(rw, r, p)
+	return p
 }
 
 // finish writes the access log record and the metrics of one request.

@@ -21,8 +21,8 @@ const (
 
 func (h *handler) listingRoutes() []route {
 	return []route{
-		{method: "GET", pattern: "/api/v1/names", serve: h.listNames},
-		{method: "GET", pattern: "/api/v1/duplicates", serve: h.listDuplicates},
+		{method: "GET", pattern: "/api/v1/names", serve: h.api(h.listNames)},
+		{method: "GET", pattern: "/api/v1/duplicates", serve: h.api(h.listDuplicates)},
 	}
 }
 
@@ -48,88 +48,75 @@ type duplicatesPage struct {
 	Next *string `json:"next,omitempty"`
 }
 
-// adminRead authenticates an admin-only read and parses its query; it has
-// answered when ok is false.
-func (h *handler) adminRead(rw *respWriter, r *http.Request, what string) (q url.Values, limit int, ok bool) {
-	p, ok := h.principal(rw, r)
-	if !ok {
-		return nil, 0, false
+// adminRead checks that an admin-only read comes from the admin and
+// parses its query.
+func (c *apiCall) adminRead(what string) (q url.Values, limit int, err error) {
+	if !c.p.Admin {
+		return nil, 0, newProblem(http.StatusForbidden, ptForbidden, "only the admin token may list "+what)
 	}
-	if !p.Admin {
-		h.writeProblem(rw, r, newProblem(http.StatusForbidden, ptForbidden, "only the admin token may list "+what))
-		return nil, 0, false
-	}
-	q, err := url.ParseQuery(r.URL.RawQuery)
+	q, err = url.ParseQuery(c.r.URL.RawQuery)
 	if err != nil {
-		h.writeProblem(rw, r, newProblem(http.StatusBadRequest, ptInvalid, "the query is not well-formed: "+err.Error()).at("query", -1))
-		return nil, 0, false
+		return nil, 0, newProblem(http.StatusBadRequest, ptInvalid, "the query is not well-formed: "+err.Error()).at("query", -1)
 	}
 	limit = DefaultPageSize
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > MaxPageSize {
-			h.writeProblem(rw, r, newProblem(http.StatusBadRequest, ptInvalid,
-				"limit must be an integer from 1 to "+strconv.Itoa(MaxPageSize)+", not "+strconv.Quote(truncate(v, 32))).at("limit", -1))
-			return nil, 0, false
+			return nil, 0, newProblem(http.StatusBadRequest, ptInvalid,
+				"limit must be an integer from 1 to "+strconv.Itoa(MaxPageSize)+", not "+strconv.Quote(truncate(v, 32))).at("limit", -1)
 		}
 		limit = n
 	}
-	return q, limit, true
+	return q, limit, nil
 }
 
 // listNames is GET /api/v1/names?after=ID&limit=N (admin): the records,
 // withdrawn ones too, in ID order (the order they were created in).
-func (h *handler) listNames(rw *respWriter, r *http.Request) {
-	q, limit, ok := h.adminRead(rw, r, "the records")
-	if !ok {
-		return
+func (h *handler) listNames(c *apiCall) (answer, error) {
+	q, limit, err := c.adminRead("the records")
+	if err != nil {
+		return answer{}, err
 	}
 	var after int64
 	if v := q.Get("after"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
-			h.writeProblem(rw, r, newProblem(http.StatusBadRequest, ptInvalid,
-				"after must be the next cursor of a previous page (a non-negative integer), not "+strconv.Quote(truncate(v, 32))).at("after", -1))
-			return
+			return answer{}, newProblem(http.StatusBadRequest, ptInvalid,
+				"after must be the next cursor of a previous page (a non-negative integer), not "+strconv.Quote(truncate(v, 32))).at("after", -1)
 		}
 		after = n
 	}
-	ctx, ok := h.readContext(rw, r)
-	if !ok {
-		return
+	ctx, err := c.readContext()
+	if err != nil {
+		return answer{}, err
 	}
 	recs, err := h.svc.Store().Records(ctx, after, limit)
 	if err != nil {
-		h.fail(rw, r, err)
-		return
+		return answer{}, err
 	}
-	page := recordsPage{Records: recs}
-	if page.Records == nil {
-		page.Records = []resolver.Record{}
-	}
+	page := recordsPage{Records: nonNil(recs)}
 	if len(recs) == limit {
 		next := recs[len(recs)-1].ID
 		page.Next = &next
 	}
-	writeJSON(rw, http.StatusOK, page)
+	return answer{status: http.StatusOK, body: page}, nil
 }
 
 // listDuplicates is GET /api/v1/duplicates?after=KEY&limit=N (admin): the
 // locations that more than one record lists, compared after scheme-based
 // normalization (RFC 3986 §6.2.3), in the order of the normalized URL.
-func (h *handler) listDuplicates(rw *respWriter, r *http.Request) {
-	q, limit, ok := h.adminRead(rw, r, "duplicate locations")
-	if !ok {
-		return
+func (h *handler) listDuplicates(c *apiCall) (answer, error) {
+	q, limit, err := c.adminRead("duplicate locations")
+	if err != nil {
+		return answer{}, err
 	}
-	ctx, ok := h.readContext(rw, r)
-	if !ok {
-		return
+	ctx, err := c.readContext()
+	if err != nil {
+		return answer{}, err
 	}
 	ds, err := h.svc.Store().DuplicateLocations(ctx, q.Get("after"), limit)
 	if err != nil {
-		h.fail(rw, r, err)
-		return
+		return answer{}, err
 	}
 	page := duplicatesPage{Duplicates: make([]duplicate, len(ds))}
 	for i, d := range ds {
@@ -139,5 +126,5 @@ func (h *handler) listDuplicates(rw *respWriter, r *http.Request) {
 		next := ds[len(ds)-1].Key
 		page.Next = &next
 	}
-	writeJSON(rw, http.StatusOK, page)
+	return answer{status: http.StatusOK, body: page}, nil
 }

@@ -90,6 +90,10 @@ var titles = map[string]string{
 	ptInternal:      "Internal error",
 }
 
+// Error makes a problem an error, so that an operation (see api) returns
+// the problem of a bad request as it returns the errors of the Service.
+func (p *problem) Error() string { return p.Detail }
+
 func (p *problem) at(field string, offset int) *problem {
 	p.Field = field
 	if offset >= 0 {

@@ -251,18 +251,25 @@ func acceptDatetime(r *http.Request) (time.Time, bool, *problem) {
 	return t, true, nil
 }
 
-// readContext applies the read-your-writes position a client presents.
-func (h *handler) readContext(rw *respWriter, r *http.Request) (context.Context, bool) {
-	v := r.Header.Get(PositionHeader)
-	if v == "" {
-		return r.Context(), true
-	}
-	ctx, err := h.pos.ReadAfter(r.Context(), v)
+// readContext applies the read-your-writes position a client presents;
+// it has answered when ok is false.
+func (h *handler) readContext(rw *respWriter, r *http.Request) (ctx context.Context, ok bool) {
+	ctx, err := h.readAfter(r)
 	if err != nil {
 		h.fail(rw, r, err)
 		return nil, false
 	}
 	return ctx, true
+}
+
+// readAfter returns the context that applies the read-your-writes
+// position a client presents.
+func (h *handler) readAfter(r *http.Request) (context.Context, error) {
+	v := r.Header.Get(PositionHeader)
+	if v == "" {
+		return r.Context(), nil
+	}
+	return h.pos.ReadAfter(r.Context(), v)
 }
 
 // resolveName answers a name service.
