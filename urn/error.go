@@ -3,8 +3,8 @@ package urn
 import (
 	"errors"
 	"fmt"
-	"strconv"
-	"unicode/utf8"
+
+	"github.com/urikit/urikit/internal/errtext"
 )
 
 // The kinds of error, for programs: every *Error has one of them as its
@@ -56,7 +56,7 @@ type Error struct {
 // Error reads on one line: the reason, the byte, and the input quoted (a
 // window of it around the offending byte when it is long).
 func (e *Error) Error() string {
-	return fmt.Sprintf("urn: %s at byte %d of %s", e.Reason, e.Offset, excerpt(e.Input, e.Offset, 80))
+	return fmt.Sprintf("urn: %s at byte %d of %s", e.Reason, e.Offset, errtext.Excerpt(e.Input, e.Offset, 80))
 }
 
 // Unwrap returns the Kind, so that errors.Is(err, urn.ErrInvalidNID) works.
@@ -64,29 +64,4 @@ func (e *Error) Unwrap() error { return e.Kind }
 
 func errorf(kind error, input string, offset int, format string, args ...any) *Error {
 	return &Error{Kind: kind, Input: input, Offset: offset, Reason: fmt.Sprintf(format, args...)}
-}
-
-// excerpt quotes s Go-style (invalid UTF-8 and control characters
-// escaped), as a window of about width bytes around offset, cut at rune
-// boundaries and marked with "...", when s is longer than width.
-func excerpt(s string, offset, width int) string {
-	if len(s) <= width {
-		return strconv.Quote(s)
-	}
-	from := min(max(offset-width/2, 0), len(s))
-	to := min(from+width, len(s))
-	for from > 0 && from < len(s) && !utf8.RuneStart(s[from]) {
-		from--
-	}
-	for to < len(s) && !utf8.RuneStart(s[to]) {
-		to++
-	}
-	q := strconv.Quote(s[from:to])
-	if from > 0 {
-		q = "..." + q
-	}
-	if to < len(s) {
-		q += "..."
-	}
-	return q
 }
