@@ -294,6 +294,27 @@ func testVerifyLocations(t *testing.T, b Backend) {
 	if n, err := e.store.LocationCount(c); err != nil || n != 6 {
 		t.Fatalf("LocationCount: %d, %v", n, err)
 	}
+	// On a live directory, what others commit while VerifyAll runs is no
+	// difference: a token added after the authorities were read, a record
+	// added after the records were (the count of the index then goes with
+	// a history that moved, and the index is read through).
+	var calls int
+	rep, err = e.svc.VerifyAll(c, func(r resolver.VerifyReport) {
+		calls++
+		switch {
+		case calls == 1:
+			if _, _, err := e.svc.AddToken(c, e.a, e.aID, "meanwhile"); err != nil {
+				t.Error(err)
+			}
+		case r.Records > 0 && calls < 100:
+			calls = 100
+			e.put(e.a, "urn:example:a4", input("https://example.org/4"))
+		}
+	})
+	// The record comes after the page that was read: a later page has it.
+	if err != nil || calls < 100 || rep.Records != 4 || rep.Tokens != 2 {
+		t.Fatalf("VerifyAll with writes meanwhile: %+v, %d calls, %v", rep, calls, err)
+	}
 	update(t, e.store, func(tx resolver.Tx) error {
 		r3.Locations[1].Key = "https://evil.example/"
 		return tx.UpdateRecord(c, r3)
