@@ -23,7 +23,7 @@ func TestVerifyPlans(t *testing.T) {
 		"qLocationRowsFirst": qLocationRowsFirst,
 		"qRecordStates":      qRecordStates,
 	} {
-		args := []any{`[["https://example.org/",1]]`, nil, 10}
+		args := []any{`["1 https://example.org/"]`, nil, 10}
 		if name == "qRecordStates" {
 			args = []any{0, 10}
 		} else if name == "qLocationRows" {
