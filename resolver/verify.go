@@ -54,9 +54,10 @@ func (s *Service) Verify(ctx context.Context, progress func(checked int64)) (int
 //     does not fit: an entry edited, removed or reordered in the database.
 //  2. who may do what: the authorities, tokens and delegation rules as
 //     stored against what the history's entries about them make when
-//     replayed (every such entry holds the item as the change left it;
-//     a token's hash by a fingerprint since tokens created by this
-//     version). An *AccessError names the first that does not fit: a
+//     replayed (every such entry holds the item as the change left it,
+//     a token's hash as a fingerprint in the entries written since the
+//     history began to record it). An *AccessError names the first that
+//     does not fit: a
 //     token added, revived or given another hash, an authority's
 //     prefixes widened, a rule added, removed or pointed elsewhere.
 //  3. the state: every record as stored against the last history entry
@@ -70,7 +71,7 @@ func (s *Service) Verify(ctx context.Context, progress func(checked int64)) (int
 //     such an edit leaves the history as it was.
 //
 // Pass 3 reads the index's rows of each record by key; rows under other
-// keys (an URL added to the index for a record, a row of no record) show
+// keys (a URL added to the index for a record, a row of no record) show
 // as a count of rows larger than the ones found, and then the index is
 // read through, in key order, to name the first of them. The count is
 // only trusted when the history's head did not move during the pass, so

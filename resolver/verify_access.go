@@ -81,7 +81,11 @@ func (r *accessReplay) apply(e Entry) error {
 		return nil
 	}
 	bad := func(kind string, err error) error {
-		return &AccessError{Kind: kind, ID: idOf(e.Subject), Authority: e.AuthorityID, Seq: e.Seq,
+		id := idOf(e.Subject) // "authority:ID" or "rule:ID"
+		if kind == "token" {
+			id = 0 // its subject is its authority; its own ID is in the data that does not decode
+		}
+		return &AccessError{Kind: kind, ID: id, Authority: e.AuthorityID, Seq: e.Seq,
 			Reason: fmt.Sprintf("history entry %d (%s) does not hold the %s it is about: %v", e.Seq, e.Action, kind, err)}
 	}
 	switch e.Action {
