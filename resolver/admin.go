@@ -120,7 +120,7 @@ func (s *Service) insertToken(ctx context.Context, tx Tx, p Principal, authority
 }
 
 func appendToken(ctx context.Context, tx Tx, p Principal, action Action, t Token, at time.Time) error {
-	data, err := json.Marshal(t)
+	data, err := json.Marshal(t.entryJSON())
 	if err != nil {
 		return err
 	}

@@ -96,12 +96,27 @@ type tokenJSON struct {
 
 // MarshalJSON gives the token's public JSON form, without its hash.
 func (t Token) MarshalJSON() ([]byte, error) {
-	j := tokenJSON{ID: t.ID, Authority: t.AuthorityID, Label: t.Label, Created: t.Created.UTC()}
+	return json.Marshal(t.entryJSON().tokenJSON)
+}
+
+// tokenEntryJSON is a token as the history records it (token.create and
+// token.revoke entries): its public form and the fingerprint of its hash,
+// so that Verify can tell that the hash stored for a token is still the
+// one stored when it was created. Entries written before the fingerprint
+// was recorded have none; they read as before.
+type tokenEntryJSON struct {
+	tokenJSON
+	Fingerprint string `json:"fingerprint,omitempty"`
+}
+
+func (t Token) entryJSON() tokenEntryJSON {
+	j := tokenEntryJSON{tokenJSON: tokenJSON{ID: t.ID, Authority: t.AuthorityID, Label: t.Label, Created: t.Created.UTC()},
+		Fingerprint: tokenFingerprint(t.Hash)}
 	if !t.Revoked.IsZero() {
 		r := t.Revoked.UTC()
 		j.Revoked = &r
 	}
-	return json.Marshal(j)
+	return j
 }
 
 // ruleJSON is a delegation rule as the API and the history show it.

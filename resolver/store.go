@@ -94,6 +94,43 @@ type Reader interface {
 	// database, and one statement (or a fixed few), never one per record:
 	// Verify pages through tens of millions of records with it.
 	RecordStates(ctx context.Context, after int64, limit int) ([]RecordState, error)
+	// LocationCount returns the number of rows of the location index (one
+	// per record and location key). A store may count them in parts, each
+	// read in a snapshot of its own, so that no call runs long: Verify
+	// trusts the count only when the history's head did not move while it
+	// was taken.
+	LocationCount(ctx context.Context) (int64, error)
+	// LocationRows returns up to limit rows of the location index after
+	// after (from the first when after is nil), in order of Key (byte
+	// order) and then RecordID, each with
+	// Listed set when the record with its RecordID, read in the same
+	// snapshot, lists a location whose Key is the row's. Verify reads the
+	// whole index with it only when LocationCount says that it holds rows
+	// RecordStates did not account for.
+	LocationRows(ctx context.Context, after *LocationRow, limit int) ([]LocationRow, error)
+
+	// AccessState returns every authority, every token (whatever
+	// authority ID it has, revoked ones too) and every delegation rule,
+	// each in ID order, with the Seq of the history's last entry, all read
+	// in one snapshot: Verify replays the history's entries about them up
+	// to that entry and compares. These tables are small.
+	AccessState(ctx context.Context) (AccessState, error)
+}
+
+// AccessState is who may change what, as a store holds it (AccessState).
+type AccessState struct {
+	Head        int64 // Seq of the history's last entry in the same snapshot
+	Authorities []Authority
+	Tokens      []Token
+	Rules       []Rule
+}
+
+// LocationRow is one row of a store's location index, the table L2N, L2L
+// and Duplicates read (LocationRows).
+type LocationRow struct {
+	Key      string // a location's key (Location.Key)
+	RecordID int64
+	Listed   bool // the record with this ID lists a location with this key
 }
 
 // RecordState is what a store holds under one record ID (RecordStates).
@@ -106,6 +143,12 @@ type RecordState struct {
 	Record    Record // that record, when HasRecord
 	Latest    Entry  // the last history entry about the record (Seq 0: none)
 	Keys      []Key  // the keys held for this ID, in key order
+	// Locations are the keys under which the location index holds this
+	// ID, among the keys of the record's locations (Location.Key): each
+	// once, in byte order. A store reads its index by key, which is how
+	// the index is ordered, and need not look for rows of the ID under
+	// other keys; Verify finds those by counting (LocationCount).
+	Locations []string
 }
 
 // Tx is one read-write transaction. Its reads see its own writes.

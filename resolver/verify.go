@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/urikit/urikit/uri"
 	"github.com/urikit/urikit/urn"
 )
 
@@ -21,6 +22,16 @@ type VerifyReport struct {
 	Entries int64 // history entries whose number, link and hash were checked
 	Records int64 // records whose stored state was compared with the history
 	Keys    int64 // keys compared with the names the history gives their record
+	// Locations counts the rows of the location index found to be the
+	// keys of their records' locations.
+	Locations int64
+	// Authorities, Tokens and Rules count those compared with the
+	// history's entries about them.
+	Authorities, Tokens, Rules int64
+	// UnpinnedTokens counts the tokens created before the history
+	// recorded a fingerprint of each token's hash: their hash could not be
+	// checked (everything else about them was).
+	UnpinnedTokens int64
 }
 
 // Verify runs VerifyAll and returns how many history entries it checked;
@@ -34,21 +45,40 @@ func (s *Service) Verify(ctx context.Context, progress func(checked int64)) (int
 	return rep.Entries, err
 }
 
-// VerifyAll checks the directory against its history, in two passes that
-// each hold one page of it in memory:
+// VerifyAll checks the directory against its history, in passes that
+// each hold one page of it in memory (and the authorities, tokens and
+// rules, which are few):
 //
 //  1. the chain: every entry's number, its link to the hash of the entry
 //     before it and its own hash. A *ChainError names the first entry that
 //     does not fit: an entry edited, removed or reordered in the database.
-//  2. the state: every record as stored against the last history entry
-//     about it, whose data is the record as that change left it, and every
-//     key against the names and aliases the history gives its record. A
-//     *StateError names the first record that does not fit: a record or a
-//     key edited, added or removed in the database, which the chain alone
-//     never sees since such an edit leaves the history as it was.
+//  2. who may do what: the authorities, tokens and delegation rules as
+//     stored against what the history's entries about them make when
+//     replayed (every such entry holds the item as the change left it,
+//     a token's hash as a fingerprint in the entries written since the
+//     history began to record it). An *AccessError names the first that
+//     does not fit: a
+//     token added, revived or given another hash, an authority's
+//     prefixes widened, a rule added, removed or pointed elsewhere.
+//  3. the state: every record as stored against the last history entry
+//     about it, whose data is the record as that change left it; every
+//     key against the names and aliases the history gives its record; and
+//     the location index (L2N, L2L), which must hold exactly the keys of
+//     each record's locations, each of them the scheme-based normal form
+//     of its URL (RFC 3986 §6.2.3). A *StateError names the first record
+//     that does not fit: a record, key or index row edited, added or
+//     removed in the database, which the chain alone never sees since
+//     such an edit leaves the history as it was.
+//
+// Pass 3 reads the index's rows of each record by key; rows under other
+// keys (a URL added to the index for a record, a row of no record) show
+// as a count of rows larger than the ones found, and then the index is
+// read through, in key order, to name the first of them. The count is
+// only trusted when the history's head did not move during the pass, so
+// that the pages and the count are of the same directory.
 //
 // Entries appended while VerifyAll runs (on a live directory) are chained
-// on before their records are compared, so the second pass relies only on
+// on before their records are compared, so the later passes rely only on
 // entries the first has verified. progress, when not nil, is called after
 // each page.
 func (s *Service) VerifyAll(ctx context.Context, progress func(VerifyReport)) (VerifyReport, error) {
@@ -60,9 +90,32 @@ func (s *Service) VerifyAll(ctx context.Context, progress func(VerifyReport)) (V
 			progress(rep)
 		}
 	}
-	if err := s.verifyChain(ctx, &v, -1, report); err != nil {
+	fail := func(err error) (VerifyReport, error) {
 		rep.Entries = v.Count()
 		return rep, err
+	}
+	// Read before the chain, so that the chain's pass replays the history
+	// up to the entry the snapshot comes with.
+	access, err := s.store.AccessState(ctx)
+	if err != nil {
+		return rep, storeError(err)
+	}
+	replay := newAccessReplay(access.Head)
+	if err := s.verifyChain(ctx, &v, replay, -1, report); err != nil {
+		return fail(err)
+	}
+	if v.Head().Seq < access.Head {
+		return fail(&ChainError{Seq: v.Head().Seq + 1, Reason: fmt.Sprintf("missing, though the history's head is entry %d", access.Head)})
+	}
+	counts, err := replay.compare(access)
+	rep.Authorities, rep.Tokens, rep.Rules, rep.UnpinnedTokens = counts.authorities, counts.tokens, counts.rules, counts.unpinned
+	if err != nil {
+		return fail(err)
+	}
+
+	start, err := s.store.Head(ctx)
+	if err != nil {
+		return rep, storeError(err)
 	}
 	// IDs are positive; starting below them also reads any record or key
 	// that someone stored under zero or a negative ID.
@@ -73,32 +126,84 @@ func (s *Service) VerifyAll(ctx context.Context, progress func(VerifyReport)) (V
 			return rep, storeError(err)
 		}
 		if len(page) == 0 {
-			return rep, nil
+			break
 		}
 		for _, st := range page {
 			if st.Latest.Seq > v.Head().Seq {
-				if err := s.verifyChain(ctx, &v, st.Latest.Seq, nil); err != nil {
-					rep.Entries = v.Count()
-					return rep, err
+				if err := s.verifyChain(ctx, &v, replay, st.Latest.Seq, nil); err != nil {
+					return fail(err)
 				}
 			}
 			if err := s.verifyState(ctx, st); err != nil {
-				rep.Entries = v.Count()
-				return rep, err
+				return fail(err)
 			}
 			if st.HasRecord {
 				rep.Records++
 			}
 			rep.Keys += int64(len(st.Keys))
+			rep.Locations += int64(len(st.Locations))
 		}
 		after = page[len(page)-1].ID
+		report()
+	}
+	rows, err := s.store.LocationCount(ctx)
+	if err != nil {
+		return rep, storeError(err)
+	}
+	end, err := s.store.Head(ctx)
+	if err != nil {
+		return rep, storeError(err)
+	}
+	if end.Seq == start.Seq && rows == rep.Locations {
+		return rep, nil
+	}
+	if err := s.verifyLocationRows(ctx, report); err != nil {
+		return fail(err)
+	}
+	return rep, nil
+}
+
+// verifyLocationRows reads the whole location index, a page at a time,
+// for a row whose record does not list its key: VerifyAll found more rows
+// than its records account for (or could not tell, the directory having
+// changed under it). Each row is checked against its record as read with
+// it, so a change committed meanwhile is no difference.
+func (s *Service) verifyLocationRows(ctx context.Context, report func()) error {
+	var after *LocationRow
+	for {
+		rows, err := s.store.LocationRows(ctx, after, verifyPage)
+		if err != nil {
+			return storeError(err)
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		for _, r := range rows {
+			if r.Listed {
+				continue
+			}
+			rec, err := s.store.Record(ctx, r.RecordID)
+			switch {
+			case errors.Is(err, ErrNotFound):
+				return &StateError{RecordID: r.RecordID, Reason: fmt.Sprintf("the location index holds %q for this record ID, which no record has", r.Key)}
+			case err != nil:
+				return storeError(err)
+			}
+			if slices.ContainsFunc(rec.Locations, func(l Location) bool { return l.Key == r.Key }) {
+				continue // the record was changed since the row was read: it lists the key now
+			}
+			return &StateError{RecordID: r.RecordID, URN: rec.URN, Reason: fmt.Sprintf(
+				"the location index holds %q for it, which is the key of none of its locations: L2N and L2L answer it for a URL it does not list", r.Key)}
+		}
+		after = &rows[len(rows)-1]
 		report()
 	}
 }
 
 // verifyChain checks the entries after the last one v saw, up to and
-// including entry upTo (to the end of the history when upTo < 0).
-func (s *Service) verifyChain(ctx context.Context, v *Verifier, upTo int64, report func()) error {
+// including entry upTo (to the end of the history when upTo < 0), and
+// replays each into replay.
+func (s *Service) verifyChain(ctx context.Context, v *Verifier, replay *accessReplay, upTo int64, report func()) error {
 	for upTo < 0 || v.Head().Seq < upTo {
 		batch, err := s.store.Log(ctx, v.Head().Seq, verifyPage)
 		if err != nil {
@@ -112,6 +217,9 @@ func (s *Service) verifyChain(ctx context.Context, v *Verifier, upTo int64, repo
 		}
 		for _, e := range batch {
 			if err := v.Next(e); err != nil {
+				return err
+			}
+			if err := replay.apply(e); err != nil {
 				return err
 			}
 		}
@@ -212,7 +320,43 @@ func (s *Service) verifyState(ctx context.Context, st RecordState) error {
 	if d != "" {
 		return fail(st.Record.URN, "%s (history entry %d)", d, st.Latest.Seq)
 	}
+	if d := diffLocations(st.Record, st.Locations); d != "" {
+		return fail(st.Record.URN, "%s", d)
+	}
 	return nil
+}
+
+// diffLocations returns the first way in which the location index's rows
+// of a record (rows: their keys, in byte order) are not the keys of its
+// locations, or "" when they are. A location's key is its URL after
+// scheme-based normalization (RFC 3986 §6.2.3), as the Service computes
+// it when it stores the record; the check normalizes again rather than
+// trusting the key stored with the location, since the index is written
+// from that key: a key edited together with its index row would make
+// L2N answer the record for a URL it does not list.
+func diffLocations(rec Record, rows []string) string {
+	for i, l := range rec.Locations {
+		u, err := uri.Parse(l.URL)
+		if err != nil {
+			return fmt.Sprintf("locations[%d].url %q is not a URI, so it has no key: %v", i, l.URL, err)
+		}
+		if k := u.Normalize(uri.SchemeBased).String(); l.Key != k {
+			return fmt.Sprintf("locations[%d] (%q) is indexed under %q, but its URL normalizes to %q", i, l.URL, l.Key, k)
+		}
+		if _, found := slices.BinarySearch(rows, l.Key); !found {
+			return fmt.Sprintf("the location index holds no row for locations[%d] (%q) under its key %q: L2N and L2L do not find it by that URL", i, l.URL, l.Key)
+		}
+	}
+	for i, r := range rows {
+		if i > 0 && rows[i-1] == r {
+			return fmt.Sprintf("the location index holds %q for it twice", r)
+		}
+		if !slices.ContainsFunc(rec.Locations, func(l Location) bool { return l.Key == r }) {
+			return fmt.Sprintf("the location index holds %q for it, which is the key of none of its locations: "+
+				"L2N and L2L answer it for a URL it does not list", r)
+		}
+	}
+	return ""
 }
 
 // diffRecord returns the first difference between a record as stored and

@@ -422,12 +422,16 @@ func runVerify(args []string, s *stdio) int {
 		"Checks the directory's whole history, entry by entry: each entry's number,\n"+
 			"its link to the hash of the entry before it, and its own hash over its\n"+
 			"content. Then checks that the directory as it stands is what the history\n"+
-			"says: every record against the last history entry about it, every key\n"+
-			"against the names and aliases the history gives its record. A change made\n"+
-			"to the database directly (an edited, removed or reordered entry; an edited,\n"+
-			"added or deleted record or key) is found: the exit status is then 1 and\n"+
-			"the first entry or record that does not fit is named, with what differs.\n"+
-			"It reads a page at a time, whatever the size of the directory.")
+			"says: the naming authorities, their tokens (a token's hash included) and\n"+
+			"the delegation rules against the history's entries about them; every\n"+
+			"record against the last history entry about it; every key against the\n"+
+			"names and aliases the history gives its record; and the location index\n"+
+			"(L2N, L2L) against the records' locations. A change made to the database\n"+
+			"directly (an edited, removed or reordered entry; an edited, added or\n"+
+			"deleted authority, token, rule, record, key or index row) is found: the\n"+
+			"exit status is then 1 and the first entry, authority, token, rule or\n"+
+			"record that does not fit is named, with what differs. It reads a page at\n"+
+			"a time, whatever the size of the directory.")
 	if st >= 0 {
 		return st
 	}
@@ -442,6 +446,7 @@ func runVerify(args []string, s *stdio) int {
 	rep, err := svc.VerifyAll(ctx, nil)
 	var ce *resolver.ChainError
 	var se *resolver.StateError
+	var ae *resolver.AccessError
 	switch {
 	case errors.As(err, &ce):
 		what := ""
@@ -460,6 +465,10 @@ func runVerify(args []string, s *stdio) int {
 		fmt.Fprintf(s.err, "urikit verify: record %d, %s, is not what the history says: %s; the history (%s) verified, and the %s before it\n",
 			se.RecordID, name, se.Reason, plural(int(rep.Entries), "entry", "entries"), plural(int(rep.Records), "record", "records"))
 		return exitInvalid
+	case errors.As(err, &ae):
+		fmt.Fprintf(s.err, "urikit verify: %s is not what the history says: %s; the history (%s) verified\n",
+			ae.Subject(), ae.Reason, plural(int(rep.Entries), "entry", "entries"))
+		return exitInvalid
 	case err != nil:
 		return fail(s, "verify", t, err)
 	}
@@ -469,5 +478,12 @@ func runVerify(args []string, s *stdio) int {
 	}
 	fmt.Fprintf(s.out, "history verified: %s, the last %d with hash %x\n", plural(int(rep.Entries), "entry", "entries"), head.Seq, head.Hash)
 	fmt.Fprintf(s.out, "state verified: %s and %s, as the history says\n", plural(int(rep.Records), "record", "records"), plural(int(rep.Keys), "key", "keys"))
+	fmt.Fprintf(s.out, "location index verified: %s, the keys of the records' locations\n", plural(int(rep.Locations), "row", "rows"))
+	fmt.Fprintf(s.out, "access verified: %s, %s and %s, as the history says\n", plural(int(rep.Authorities), "authority", "authorities"),
+		plural(int(rep.Tokens), "token", "tokens"), plural(int(rep.Rules), "delegation rule", "delegation rules"))
+	if rep.UnpinnedTokens > 0 {
+		fmt.Fprintf(s.out, "note: %s created before the history recorded token hashes: all but the hash checked\n",
+			plural(int(rep.UnpinnedTokens), "token was", "tokens were"))
+	}
 	return exitOK
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/urikit/urikit/internal/pgtest"
+	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/sqlite"
 )
 
@@ -71,5 +73,87 @@ func TestVerifyState(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "urn:example:rec-0002345", `locations[0].url is "https://evil.example/" in the records table but "https://example.org/items/2345"`)
+	})
+}
+
+// TestVerifyAccessAndIndex: urikit verify says what it checked besides
+// records and keys (the location index, the authorities, tokens and
+// rules); a token inserted with SQL, and a URL added to a record's rows
+// of the location index, are exit status 1 naming the token or the
+// record, on SQLite and on PostgreSQL. The forged token's hash is never
+// printed.
+func TestVerifyAccessAndIndex(t *testing.T) {
+	hermetic(t)
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	genRecords(t, in, 300)
+	hash := fmt.Sprintf("%x", resolver.HashToken("urikit_forged"))
+	run := func(t *testing.T, where []string, exec func(sql string), hashLit, now string) {
+		t.Helper()
+		cli(t, exitOK, append([]string{"authority", "add", "Example", "urn:example:"}, where...)...)
+		cli(t, exitOK, append([]string{"rules", "add", "urn:nbn:de:", "https://resolver.example/"}, where...)...)
+		cli(t, exitOK, append([]string{"import", in, "--quiet"}, where...)...)
+		verified := func() {
+			t.Helper()
+			out, _ := cli(t, exitOK, append([]string{"verify"}, where...)...)
+			for _, w := range []string{
+				"state verified: 300 records and 324 keys, as the history says\n", // 300 names and 24 aliases
+				"location index verified: 330 rows, the keys of the records' locations\n",
+				"access verified: 1 authority, 1 token and 1 delegation rule, as the history says\n",
+			} {
+				if !strings.Contains(out, w) {
+					t.Errorf("verify: stdout lacks %q:\n%s", w, out)
+				}
+			}
+		}
+		refused := func(want *regexp.Regexp) {
+			t.Helper()
+			_, errs := cli(t, exitInvalid, append([]string{"verify"}, where...)...)
+			if !want.MatchString(errs) {
+				t.Errorf("verify: stderr does not match %s:\n%s", want, errs)
+			}
+			if strings.Contains(errs, hash) || strings.Contains(errs, "urikit_forged") {
+				t.Errorf("verify shows the token's hash:\n%s", errs)
+			}
+		}
+		verified()
+		exec(`INSERT INTO tokens (authority_id, label, hash, created) SELECT id, 'mallory', ` + hashLit + `, ` + now + ` FROM authorities`)
+		refused(regexp.MustCompile(`^urikit verify: token \d+ of authority \d+ is not what the history says: the tokens table holds it \(label "mallory", valid\), ` +
+			`but no history entry created it: whoever has its secret acts for authority \d+; the history \(\d+ entries\) verified\n$`))
+		exec(`DELETE FROM tokens WHERE label = 'mallory'`)
+		verified()
+		exec(`INSERT INTO locations (key, record_id) SELECT 'https://evil.example/', id FROM records WHERE urn = 'urn:example:rec-0000123'`)
+		refused(regexp.MustCompile(`^urikit verify: record \d+, urn:example:rec-0000123, is not what the history says: ` +
+			`the location index holds "https://evil.example/" for it, which is the key of none of its locations: L2N and L2L answer it for a URL it does not list; ` +
+			`the history \(\d+ entries\) verified, and the 300 records before it\n$`))
+	}
+
+	t.Run("SQLite", func(t *testing.T) {
+		data := filepath.Join(t.TempDir(), "data")
+		run(t, []string{"--data", data}, func(q string) {
+			db, err := sql.Open("sqlite", filepath.Join(data, sqlite.FileName))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.ExecContext(context.Background(), q); err != nil {
+				t.Fatal(err)
+			}
+		}, "X'"+hash+"'", "0")
+	})
+
+	t.Run("PostgreSQL", func(t *testing.T) {
+		cluster := pgtest.Start(t, pgtest.Options{})
+		dsn := cluster.NewDB(t)
+		run(t, []string{"--db", dsn}, func(q string) {
+			ctx := context.Background()
+			conn, err := pgx.Connect(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			if _, err := conn.Exec(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}, `'\x`+hash+`'::bytea`, "now()")
 	})
 }

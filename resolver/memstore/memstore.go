@@ -363,6 +363,7 @@ func (d *data) states(after int64, limit int) []resolver.RecordState {
 			}
 		}
 		sort.Slice(st.Keys, func(a, b int) bool { return st.Keys[a].Key < st.Keys[b].Key })
+		st.Locations = locationKeys(st.Record)
 		out[i] = st
 	}
 	return out

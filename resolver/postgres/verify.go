@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -20,8 +22,10 @@ import (
 // out so that the planner uses it) and keys_record, never a scan of the
 // whole table, whatever the planner's statistics say (right after a bulk
 // import it has none). For each ID: the record, the last entry about it
-// (one descent of log_record) and its keys as parallel arrays in key order
-// (COLLATE "C": byte order, as the other stores).
+// (one descent of log_record), its keys as parallel arrays in key order
+// (COLLATE "C": byte order, as the other stores), and which of its
+// locations' keys the location index holds for it (one descent of the
+// index's primary key each: the table has no index on record_id).
 const sqlRecordStates = `WITH r AS (SELECT id FROM records WHERE id > $1 ORDER BY id LIMIT $2),
 hi AS (SELECT CASE WHEN count(*) < $2 THEN 9223372036854775807 ELSE max(id) END AS hi FROM r),
 ids AS (
@@ -36,7 +40,9 @@ SELECT ids.id, r.id IS NOT NULL,
 	r.urn, r.key, r.aliases, r.loc_urls, r.loc_types, r.loc_labels, r.loc_keys,
 	r.metadata, r.status, r.redirect, r.successor, r.reason, r.authority_id, r.created, r.updated,
 	h.seq, h.time, h.action, h.subject, h.record_id, h.authority_id, h.actor, h.data, h.prev, h.hash,
-	k.keys, k.spellings, k.roles, k.versions
+	k.keys, k.spellings, k.roles, k.versions,
+	ARRAY(SELECT DISTINCT lk FROM unnest(r.loc_keys) lk
+		WHERE EXISTS (SELECT 1 FROM locations l WHERE l.key = lk AND l.record_id = ids.id) ORDER BY lk) AS found
 FROM ids
 LEFT JOIN records r ON r.id = ids.id
 LEFT JOIN LATERAL (SELECT seq, time, action, subject, record_id, authority_id, actor, data, prev, hash
@@ -97,8 +103,11 @@ func (r reader) recordStates(ctx context.Context, after int64, limit int) ([]res
 			&urn, &key, &aliases, &urls, &types, &labels, &locKeys,
 			&meta, &status, &redirect, &successor, &reason, &authority, &created, &updated,
 			&seq, &etime, &action, &subject, &erec, &eauth, &actor, &data, &prev, &hash,
-			&keys, &spellings, &roles, &versions); err != nil {
+			&keys, &spellings, &roles, &versions, &st.Locations); err != nil {
 			return nil, err
+		}
+		if len(st.Locations) == 0 {
+			st.Locations = nil
 		}
 		if st.HasRecord {
 			rec := &st.Record
@@ -191,4 +200,170 @@ func (s *Store) RecordStates(ctx context.Context, after int64, limit int) (sts [
 // RecordStates implements resolver.Reader inside the transaction.
 func (t *tx) RecordStates(ctx context.Context, after int64, limit int) ([]resolver.RecordState, error) {
 	return t.recordStates(ctx, after, limit)
+}
+
+// countChunk is how many rows of the location index one statement of
+// LocationCount counts: a range of the primary key that takes a fraction
+// of Options.Timeout, whatever the size of the index.
+const countChunk = 500_000
+
+// LocationCount implements resolver.Reader: the index is counted a chunk
+// at a time in key order, each chunk a read of its own (bounded by the
+// store's timeout), which Verify allows for.
+func (s *Store) LocationCount(ctx context.Context) (int64, error) {
+	var n int64
+	var after *resolver.LocationRow
+	for {
+		var c int64
+		var last *resolver.LocationRow
+		err := s.read(ctx, func(ctx context.Context, r reader) (err error) {
+			c, last, err = r.countLocations(ctx, after, countChunk)
+			return err
+		})
+		if err != nil {
+			return 0, err
+		}
+		n += c
+		if last == nil {
+			return n, nil
+		}
+		after = last
+	}
+}
+
+// LocationCount implements resolver.Reader inside the transaction.
+func (t *tx) LocationCount(ctx context.Context) (int64, error) {
+	var n int64
+	err := t.q.QueryRow(ctx, `SELECT count(*) FROM locations`).Scan(&n)
+	return n, err
+}
+
+// countLocations counts the rows after after (from the first when nil):
+// when there are more than limit, it counts limit of them and returns the
+// last it counted, found at that offset of the primary key's range; else
+// it counts the rest and returns nil.
+func (r reader) countLocations(ctx context.Context, after *resolver.LocationRow, limit int) (int64, *resolver.LocationRow, error) {
+	var where string
+	var args []any
+	if after != nil {
+		where, args = `WHERE (key, record_id) > ($1, $2)`, []any{after.Key, after.RecordID}
+	}
+	var last resolver.LocationRow
+	err := r.q.QueryRow(ctx, fmt.Sprintf(`SELECT key, record_id FROM locations %s ORDER BY key, record_id OFFSET %d LIMIT 1`, where, limit-1), args...).
+		Scan(&last.Key, &last.RecordID)
+	if err == nil {
+		return int64(limit), &last, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil, err
+	}
+	var n int64
+	err = r.q.QueryRow(ctx, `SELECT count(*) FROM locations `+where, args...).Scan(&n)
+	return n, nil, err
+}
+
+// sqlLocationRows reads a page of the location index in its primary key's
+// order (the row comparison is a range of it), each row with whether its
+// record, read in the same statement, lists its key.
+const sqlLocationRows = `SELECT l.key, l.record_id, coalesce(l.key = ANY(r.loc_keys), false)
+FROM (SELECT key, record_id FROM locations WHERE (key, record_id) > ($1, $2) ORDER BY key, record_id LIMIT $3) l
+LEFT JOIN records r ON r.id = l.record_id
+ORDER BY l.key, l.record_id`
+
+// sqlLocationRowsFirst is sqlLocationRows from the first row.
+const sqlLocationRowsFirst = `SELECT l.key, l.record_id, coalesce(l.key = ANY(r.loc_keys), false)
+FROM (SELECT key, record_id FROM locations ORDER BY key, record_id LIMIT $1) l
+LEFT JOIN records r ON r.id = l.record_id
+ORDER BY l.key, l.record_id`
+
+// LocationRows implements resolver.Reader (routed as every read is).
+func (s *Store) LocationRows(ctx context.Context, after *resolver.LocationRow, limit int) (rows []resolver.LocationRow, err error) {
+	err = s.read(ctx, func(ctx context.Context, r reader) error {
+		rows, err = r.locationRows(ctx, after, limit)
+		return err
+	})
+	return rows, err
+}
+
+// LocationRows implements resolver.Reader inside the transaction.
+func (t *tx) LocationRows(ctx context.Context, after *resolver.LocationRow, limit int) ([]resolver.LocationRow, error) {
+	return t.locationRows(ctx, after, limit)
+}
+
+func (r reader) locationRows(ctx context.Context, after *resolver.LocationRow, limit int) ([]resolver.LocationRow, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	var rows pgx.Rows
+	var err error
+	if after == nil {
+		rows, err = r.q.Query(ctx, sqlLocationRowsFirst, limit)
+	} else {
+		rows, err = r.q.Query(ctx, sqlLocationRows, after.Key, after.RecordID, limit)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []resolver.LocationRow
+	for rows.Next() {
+		var lr resolver.LocationRow
+		if err := rows.Scan(&lr.Key, &lr.RecordID, &lr.Listed); err != nil {
+			return nil, err
+		}
+		out = append(out, lr)
+	}
+	return out, rows.Err()
+}
+
+// AccessState implements resolver.Reader (routed as every read is): its
+// four statements run in one repeatable-read transaction, which reads one
+// snapshot (read only, which a replica takes too).
+func (s *Store) AccessState(ctx context.Context) (st resolver.AccessState, err error) {
+	err = s.read(ctx, func(ctx context.Context, r reader) error {
+		st, err = r.accessState(ctx)
+		return err
+	})
+	return st, err
+}
+
+// AccessState implements resolver.Reader inside the transaction, which
+// reads one snapshot already.
+func (t *tx) AccessState(ctx context.Context) (resolver.AccessState, error) {
+	return t.accessState(ctx)
+}
+
+func (r reader) accessState(ctx context.Context) (resolver.AccessState, error) {
+	var st resolver.AccessState
+	if b, ok := r.q.(beginner); ok {
+		tx, err := b.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+		if err != nil {
+			return st, err
+		}
+		defer tx.Rollback(context.WithoutCancel(ctx)) // read only: nothing to commit
+		r = reader{tx}
+	}
+	if err := r.q.QueryRow(ctx, `SELECT coalesce((SELECT seq FROM head WHERE id = 1), 0)`).Scan(&st.Head); err != nil {
+		return st, err
+	}
+	var err error
+	if st.Authorities, err = r.authorities(ctx); err != nil {
+		return st, err
+	}
+	if st.Rules, err = r.rules(ctx); err != nil {
+		return st, err
+	}
+	rows, err := r.q.Query(ctx, `SELECT `+tokenCols+` FROM tokens ORDER BY id`)
+	if err != nil {
+		return st, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		t, err := scanToken(rows)
+		if err != nil {
+			return st, err
+		}
+		st.Tokens = append(st.Tokens, t)
+	}
+	return st, rows.Err()
 }

@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/urikit/urikit/resolver"
@@ -36,18 +38,45 @@ LEFT JOIN records r ON r.id = ids.id
 LEFT JOIN history h ON h.seq = (SELECT max(seq) FROM history WHERE record_id = ids.id)
 LEFT JOIN keys k ON k.record_id = ids.id`
 
-// queryer is a connection to run a statement on: the reader pool (one
-// statement reads one snapshot) or the writer connection inside a tx.
+// qLocationsFound is the second statement of a page of RecordStates: of
+// the (record ID, key) pairs in ?1, a JSON array of strings "ID KEY" (the
+// ID's digits, a space, the key: cut at the first space, whatever the key
+// holds; taking them apart with string functions costs a third of what
+// json_extract on pairs did), those the location index holds. CROSS JOIN
+// keeps json_each the outer loop, so each pair is one descent of the
+// index's primary key; the index has no index on record_id, and a scan of
+// it per page would read the whole table tens of thousands of times.
+const qLocationsFound = `SELECT l.key, l.record_id FROM json_each(?1) AS j
+CROSS JOIN locations l ON l.key = substr(j.value, instr(j.value, ' ') + 1)
+	AND l.record_id = CAST(substr(j.value, 1, instr(j.value, ' ') - 1) AS INTEGER)`
+
+// queryer is a connection to run a statement on: a read transaction on
+// the reader pool or the writer connection inside a tx.
 type queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// RecordStates implements resolver.Reader on the reader pool.
-func (s *Store) RecordStates(ctx context.Context, after int64, limit int) ([]resolver.RecordState, error) {
+// readTx runs f on one snapshot: a read-only transaction on the reader
+// pool, whose statements all read the database as it was at the first.
+func (s *Store) readTx(ctx context.Context, f func(q queryer) error) error {
 	if err := s.live(); err != nil {
-		return nil, err
+		return err
 	}
-	return recordStates(ctx, s.rdb, after, limit)
+	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return storeErr(ctx, "starting a read transaction", err)
+	}
+	defer tx.Rollback() // a read transaction has nothing to commit
+	return f(tx)
+}
+
+// RecordStates implements resolver.Reader on the reader pool.
+func (s *Store) RecordStates(ctx context.Context, after int64, limit int) (sts []resolver.RecordState, err error) {
+	err = s.readTx(ctx, func(q queryer) error {
+		sts, err = recordStates(ctx, q, after, limit)
+		return err
+	})
+	return sts, err
 }
 
 // RecordStates implements resolver.Reader inside the transaction.
@@ -123,5 +152,209 @@ func recordStates(ctx context.Context, q queryer, after int64, limit int) ([]res
 	for _, st := range out {
 		slices.SortFunc(st.Keys, func(a, b resolver.Key) int { return strings.Compare(a.Key, b.Key) })
 	}
+	if err := locationsFound(ctx, q, out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// locationsFound sets the Locations of each state: which of its record's
+// location keys the location index holds for it (qLocationsFound).
+func locationsFound(ctx context.Context, q queryer, sts []resolver.RecordState) error {
+	const what = "reading the location index"
+	var pairs []string
+	at := make(map[int64]int, len(sts))
+	for i, st := range sts {
+		at[st.ID] = i
+		id := strconv.FormatInt(st.ID, 10) + " "
+		for j, l := range st.Record.Locations {
+			if !slices.ContainsFunc(st.Record.Locations[:j], func(o resolver.Location) bool { return o.Key == l.Key }) {
+				pairs = append(pairs, id+l.Key)
+			}
+		}
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	arg, err := json.Marshal(pairs)
+	if err != nil {
+		return err
+	}
+	rows, err := q.QueryContext(ctx, qLocationsFound, string(arg))
+	if err != nil {
+		return storeErr(ctx, what, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key string
+		var id int64
+		if err := rows.Scan(&key, &id); err != nil {
+			return storeErr(ctx, what, err)
+		}
+		if i, ok := at[id]; ok {
+			sts[i].Locations = append(sts[i].Locations, key)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return storeErr(ctx, what, err)
+	}
+	for _, st := range sts {
+		slices.Sort(st.Locations)
+	}
+	return nil
+}
+
+// LocationCount implements resolver.Reader: one statement, which walks
+// the index's B-tree (SQLite counts its cells without reading the rows).
+func (s *Store) LocationCount(ctx context.Context) (int64, error) {
+	if err := s.live(); err != nil {
+		return 0, err
+	}
+	return locationCount(ctx, s.rdb)
+}
+
+// LocationCount implements resolver.Reader inside the transaction.
+func (t *tx) LocationCount(ctx context.Context) (int64, error) {
+	if err := t.check(); err != nil {
+		return 0, err
+	}
+	return locationCount(ctx, t.w.conn)
+}
+
+func locationCount(ctx context.Context, q interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}) (int64, error) {
+	var n int64
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM locations`).Scan(&n)
+	return n, storeErr(ctx, "counting the location index", err)
+}
+
+// qLocationRows reads a page of the location index in its primary key's
+// order, each row with the body of its record (NULL when there is none):
+// whether the record lists the row's key is in the body, which SQL cannot
+// read. The row value comparison is a range of the primary key.
+const qLocationRows = `SELECT l.key, l.record_id, r.body
+FROM (SELECT key, record_id FROM locations WHERE (key, record_id) > (?1, ?2) ORDER BY key, record_id LIMIT ?3) AS l
+LEFT JOIN records r ON r.id = l.record_id
+ORDER BY l.key, l.record_id`
+
+// qLocationRowsFirst is qLocationRows from the first row.
+const qLocationRowsFirst = `SELECT l.key, l.record_id, r.body
+FROM (SELECT key, record_id FROM locations ORDER BY key, record_id LIMIT ?3) AS l
+LEFT JOIN records r ON r.id = l.record_id
+ORDER BY l.key, l.record_id`
+
+// LocationRows implements resolver.Reader on the reader pool.
+func (s *Store) LocationRows(ctx context.Context, after *resolver.LocationRow, limit int) (rows []resolver.LocationRow, err error) {
+	err = s.readTx(ctx, func(q queryer) error {
+		rows, err = locationRows(ctx, q, after, limit)
+		return err
+	})
+	return rows, err
+}
+
+// LocationRows implements resolver.Reader inside the transaction.
+func (t *tx) LocationRows(ctx context.Context, after *resolver.LocationRow, limit int) ([]resolver.LocationRow, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	return locationRows(ctx, t.w.conn, after, limit)
+}
+
+func locationRows(ctx context.Context, q queryer, after *resolver.LocationRow, limit int) ([]resolver.LocationRow, error) {
+	const what = "reading the location index"
+	if limit <= 0 {
+		return nil, nil
+	}
+	stmt, args := qLocationRowsFirst, []any{nil, nil, limit}
+	if after != nil {
+		stmt, args = qLocationRows, []any{after.Key, after.RecordID, limit}
+	}
+	rows, err := q.QueryContext(ctx, stmt, args...)
+	if err != nil {
+		return nil, storeErr(ctx, what, err)
+	}
+	defer rows.Close()
+	var out []resolver.LocationRow
+	for rows.Next() {
+		var r resolver.LocationRow
+		var body []byte
+		if err := rows.Scan(&r.Key, &r.RecordID, &body); err != nil {
+			return nil, storeErr(ctx, what, err)
+		}
+		if body != nil {
+			var rec resolver.Record
+			if err := decodeBody(body, &rec); err != nil {
+				return nil, fmt.Errorf("sqlite: record %d: %w", r.RecordID, err)
+			}
+			r.Listed = slices.ContainsFunc(rec.Locations, func(l resolver.Location) bool { return l.Key == r.Key })
+		}
+		out = append(out, r)
+	}
+	return out, storeErr(ctx, what, rows.Err())
+}
+
+// AccessState implements resolver.Reader: four statements in one read
+// transaction.
+func (s *Store) AccessState(ctx context.Context) (st resolver.AccessState, err error) {
+	err = s.readTx(ctx, func(q queryer) error {
+		st, err = accessState(ctx, q)
+		return err
+	})
+	return st, err
+}
+
+// AccessState implements resolver.Reader inside the transaction.
+func (t *tx) AccessState(ctx context.Context) (resolver.AccessState, error) {
+	if err := t.check(); err != nil {
+		return resolver.AccessState{}, err
+	}
+	return accessState(ctx, t.w.conn)
+}
+
+func accessState(ctx context.Context, q queryer) (resolver.AccessState, error) {
+	const what = "reading authorities, tokens and rules"
+	var st resolver.AccessState
+	each := func(query string, scan func(*sql.Rows) error) error {
+		rows, err := q.QueryContext(ctx, query)
+		if err != nil {
+			return storeErr(ctx, what, err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := scan(rows); err != nil {
+				return storeErr(ctx, what, err)
+			}
+		}
+		return storeErr(ctx, what, rows.Err())
+	}
+	err := each(`SELECT coalesce(max(seq), 0) FROM history`, func(r *sql.Rows) error { return r.Scan(&st.Head) })
+	if err == nil {
+		err = each(`SELECT id, name, prefixes, created, updated FROM authorities ORDER BY id`, func(r *sql.Rows) error {
+			a, err := scanAuthority(r)
+			if err != nil {
+				return fmt.Errorf("authority %d: %w", a.ID, err)
+			}
+			st.Authorities = append(st.Authorities, a)
+			return nil
+		})
+	}
+	if err == nil {
+		err = each(`SELECT id, authority_id, label, hash, created, revoked FROM tokens ORDER BY id`, func(r *sql.Rows) error {
+			t, err := scanToken(r)
+			st.Tokens = append(st.Tokens, t)
+			return err
+		})
+	}
+	if err == nil {
+		err = each(`SELECT id, prefix, target, created FROM rules ORDER BY id`, func(r *sql.Rows) error {
+			var ru resolver.Rule
+			var created int64
+			err := r.Scan(&ru.ID, &ru.Prefix, &ru.Target, &created)
+			ru.Created = fromMicros(created)
+			st.Rules = append(st.Rules, ru)
+			return err
+		})
+	}
+	return st, err
 }

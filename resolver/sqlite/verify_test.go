@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -83,6 +84,152 @@ func TestVerifyFindsSQLEdits(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("%q lacks %q", err, w)
 				}
+			}
+		})
+	}
+}
+
+// TestVerifyFindsSQLEditsOfAccessAndIndex: edits made with SQL to the
+// authorities, tokens and delegation rules (each one a change of who may
+// write which names, or of where lookups go) are an *AccessError naming
+// what was changed, and edits of the location index (which L2N and L2L
+// answer from) a *StateError naming the record. The history is left as it
+// was, so its chain still verifies.
+func TestVerifyFindsSQLEditsOfAccessAndIndex(t *testing.T) {
+	ctx := context.Background()
+	forged := fmt.Sprintf("X'%x'", resolver.HashToken("urikit_forged"))
+	for _, tc := range []struct {
+		name, sql string
+		kind      string // "token", "authority", "rule" or "record"
+		of        string // the label, name, prefix or URN of what it is about
+		want      []string
+		lookup    string // a token that authenticates after the edit, or a URL L2N answers
+	}{
+		{"TokenInserted", `INSERT INTO tokens (authority_id, label, hash, created) SELECT id, 'mallory', ` + forged + `, 0 FROM authorities`,
+			"token", "mallory", []string{"no history entry created it"}, "urikit_forged"},
+		{"TokenUnrevoked", `UPDATE tokens SET revoked = NULL WHERE label = 'second'`,
+			"token", "second", []string{"it is valid in the tokens table, but history entry"}, "second"},
+		{"TokenHashSwapped", `UPDATE tokens SET hash = ` + forged + ` WHERE label = 'Tests'`,
+			"token", "Tests", []string{"its hash in the tokens table is not the one history entry"}, "urikit_forged"},
+		{"TokenDeleted", `DELETE FROM tokens WHERE label = 'second'`,
+			"token", "second", []string{"the tokens table has no row for it"}, ""},
+		{"PrefixesWidened", `UPDATE authorities SET prefixes = '["urn:example:","urn:isbn:","urn:nbn:"]'`,
+			"authority", "Tests", []string{`its prefixes are ["urn:example:" "urn:isbn:" "urn:nbn:"] in the authorities table but ["urn:example:" "urn:isbn:"]`}, ""},
+		{"AuthorityInserted", `INSERT INTO authorities (name, prefixes, created, updated) VALUES ('Mallory', '["urn:nbn:"]', 0, 0)`,
+			"authority", "Mallory", []string{"no history entry created it"}, ""},
+		{"RuleInserted", `INSERT INTO rules (prefix, target, created) VALUES ('urn:example:', 'https://evil.example/', 0)`,
+			"rule", "urn:example:", []string{"no history entry added it", "lookups of names under urn:example: go to https://evil.example/"}, ""},
+		{"RuleRetargeted", `UPDATE rules SET target = 'https://evil.example/' WHERE prefix = 'urn:nbn:de:'`,
+			"rule", "urn:nbn:de:", []string{`its target is "https://evil.example/" in the rules table but "https://resolver.example/"`}, ""},
+		{"RuleDeleted", `DELETE FROM rules WHERE prefix = 'urn:nbn:de:'`,
+			"rule", "urn:nbn:de:", []string{"the rules table has no row for it"}, ""},
+		{"IndexRowDeleted", `DELETE FROM locations WHERE key = 'https://example.org/b'`,
+			"record", "urn:example:b", []string{`the location index holds no row for locations[0] ("https://example.org/b")`}, ""},
+		{"IndexRowAdded", `INSERT INTO locations (key, record_id) SELECT 'https://evil.example/', id FROM records WHERE urn = 'urn:example:b'`,
+			"record", "urn:example:b", []string{`the location index holds "https://evil.example/" for it, which is the key of none of its locations`}, "https://evil.example/"},
+		{"IndexRowMoved", `UPDATE locations SET record_id = (SELECT id FROM records WHERE urn = 'urn:example:a') WHERE key = 'https://example.org/b'`,
+			"record", "urn:example:b", []string{`the location index holds no row for locations[0] ("https://example.org/b")`}, ""},
+		{"IndexRowOfNoRecord", `INSERT INTO locations (key, record_id) VALUES ('https://evil.example/', 999999)`,
+			"record", "", []string{`the location index holds "https://evil.example/" for this record ID, which no record has`}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, t.TempDir())
+			a, _, err := f.svc.Put(ctx, f.m, "urn:example:a", input("https://example.org/a"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _, err := f.svc.Put(ctx, f.m, "urn:example:b", input("https://example.org/b", "https://mirror.example/b"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			second, secret, err := f.svc.AddToken(ctx, f.admin, f.auth.ID, "second")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.svc.RevokeToken(ctx, f.admin, f.auth.ID, second.ID); err != nil {
+				t.Fatal(err)
+			}
+			rule, err := f.svc.AddRule(ctx, f.admin, "urn:nbn:de:", "https://resolver.example/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep, err := f.svc.VerifyAll(ctx, nil); err != nil || rep.Tokens != 2 || rep.Rules != 1 || rep.Locations != 3 {
+				t.Fatalf("before: %+v %v", rep, err)
+			}
+			// What the edit is about, as stored before it.
+			ids := map[string]int64{"second": second.ID, "Tests": f.auth.ID, "urn:nbn:de:": rule.ID, "urn:example:a": a.ID, "urn:example:b": b.ID}
+			if toks, err := f.st.Tokens(ctx, f.auth.ID); err == nil {
+				for _, tk := range toks {
+					if tk.Label == "Tests" {
+						ids["Tests-token"] = tk.ID
+					}
+				}
+			}
+			res, err := rawDB(t, f.st).Exec(tc.sql)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, _ := res.RowsAffected(); n != 1 {
+				t.Fatalf("the edit changed %d rows", n)
+			}
+			// The edit is real.
+			switch {
+			case tc.lookup == "second":
+				tc.lookup = secret
+				fallthrough
+			case strings.HasPrefix(tc.lookup, "urikit_"):
+				if _, err := f.svc.Authenticate(ctx, tc.lookup); err != nil {
+					t.Fatalf("the token after the edit: %v", err)
+				}
+			case tc.lookup != "":
+				if recs, err := f.svc.ByLocation(ctx, tc.lookup); err != nil || len(recs) != 1 || recs[0].ID != b.ID {
+					t.Fatalf("L2N after the edit: %+v %v", recs, err)
+				}
+			}
+			rep, err := f.svc.VerifyAll(ctx, nil)
+			if resolver.IsChainError(err) {
+				t.Fatalf("the history does not verify: %v", err)
+			}
+			if head, _ := f.st.Head(ctx); rep.Entries != head.Seq {
+				t.Errorf("the chain was checked to entry %d of %d", rep.Entries, head.Seq)
+			}
+			var ae *resolver.AccessError
+			var se *resolver.StateError
+			switch {
+			case tc.kind == "record":
+				if !errors.As(err, &se) {
+					t.Fatalf("Verify after %s: %v", tc.sql, err)
+				}
+				if id, known := ids[tc.of]; known && se.RecordID != id || se.URN != tc.of {
+					t.Errorf("names record %d %q, want %q: %v", se.RecordID, se.URN, tc.of, err)
+				}
+			case !errors.As(err, &ae):
+				t.Fatalf("Verify after %s: %v", tc.sql, err)
+			case ae.Kind != tc.kind:
+				t.Errorf("names a %s: %v", ae.Kind, err)
+			default:
+				id, known := ids[tc.of]
+				if tc.of == "Tests" && tc.kind == "token" {
+					id = ids["Tests-token"]
+				}
+				if known && ae.ID != id {
+					t.Errorf("names %s %d, want %d: %v", ae.Kind, ae.ID, id, err)
+				}
+				if tc.kind == "token" && ae.Authority != f.auth.ID {
+					t.Errorf("names authority %d: %v", ae.Authority, err)
+				}
+			}
+			want := tc.want
+			if tc.kind == "record" {
+				want = append(want, tc.of)
+			}
+			for _, w := range want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q lacks %q", err, w)
+				}
+			}
+			if strings.Contains(err.Error(), "urikit_") || strings.Contains(strings.ToLower(err.Error()), strings.ToLower(forged[2:len(forged)-1])) {
+				t.Errorf("%q shows a token or its hash", err)
 			}
 		})
 	}

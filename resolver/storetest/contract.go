@@ -34,6 +34,7 @@ func RunContract(t *testing.T, b Backend) {
 		{"ConcurrentAppendsStayChained", testConcurrentAppends},
 		{"SecondHandleSeesWrites", testSecondHandle},
 		{"LongestValuesAreIndexed", testLongValues},
+		{"VerifyReads", testVerifyReads},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, b) })

@@ -1,0 +1,66 @@
+package sqlite
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestVerifyPlans: the statements Verify pages with read the location
+// index by its primary key, never a scan of the whole table (which, with
+// one page per thousand records, would read the index tens of thousands
+// of times over on a directory of ten million names).
+func TestVerifyPlans(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for name, q := range map[string]string{
+		"qLocationsFound":    qLocationsFound,
+		"qLocationRows":      qLocationRows,
+		"qLocationRowsFirst": qLocationRowsFirst,
+		"qRecordStates":      qRecordStates,
+	} {
+		args := []any{`["1 https://example.org/"]`, nil, 10}
+		if name == "qRecordStates" {
+			args = []any{0, 10}
+		} else if name == "qLocationRows" {
+			args = []any{"https://example.org/", 1, 10}
+		} else if name == "qLocationsFound" {
+			args = args[:1]
+		}
+		rows, err := st.rdb.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		all := strings.Join(plan, "\n")
+		switch name {
+		case "qLocationsFound", "qLocationRows":
+			// One descent per pair, or a range of the primary key.
+			if !strings.Contains(all, "USING PRIMARY KEY (key=? AND record_id=?)") && !strings.Contains(all, "USING PRIMARY KEY ((key,record_id)>(?,?))") {
+				t.Errorf("%s does not search the index by its primary key:\n%s", name, all)
+			}
+		case "qLocationRowsFirst":
+			// A scan in the primary key's order, which LIMIT stops.
+			if strings.Contains(all, "TEMP B-TREE") {
+				t.Errorf("%s sorts:\n%s", name, all)
+			}
+		}
+		if name != "qLocationRowsFirst" && strings.Contains(all, "SCAN locations") {
+			t.Errorf("%s scans the location index:\n%s", name, all)
+		}
+		t.Logf("%s:\n  %s", name, strings.Join(plan, "\n  "))
+	}
+}

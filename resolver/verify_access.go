@@ -1,0 +1,263 @@
+package resolver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// AccessError tells where the authorities, tokens or delegation rules as
+// stored depart from what the history's entries about them say: a token
+// added or revived, an authority's prefixes widened, a rule added or
+// pointed elsewhere in the database, without going through the Service.
+// Each of these hands names, or the lookups of names, to someone the
+// history never gave them to.
+type AccessError struct {
+	Kind      string // "authority", "token" or "rule"
+	ID        int64
+	Authority int64  // for a token: its authority, as stored or else as the history has it
+	Seq       int64  // the history entry compared with; 0 when there is none
+	Reason    string // what differs
+}
+
+func (e *AccessError) Error() string {
+	return e.Subject() + ": " + e.Reason
+}
+
+// Subject names what e is about: "authority 2", "token 7 of authority 2",
+// "rule 3".
+func (e *AccessError) Subject() string {
+	s := e.Kind + " " + strconv.FormatInt(e.ID, 10)
+	if e.Kind == "token" {
+		s += " of authority " + strconv.FormatInt(e.Authority, 10)
+	}
+	return s
+}
+
+// IsAccessError reports whether err says that authorities, tokens or
+// delegation rules were changed without going through the history.
+func IsAccessError(err error) bool {
+	var e *AccessError
+	return errors.As(err, &e)
+}
+
+// accessReplay is the authorities, tokens and rules that the history's
+// entries up to upTo make, built entry by entry as the chain is checked.
+type accessReplay struct {
+	upTo        int64
+	authorities map[int64]replayed[Authority]
+	tokens      map[int64]replayedToken
+	rules       map[int64]replayed[Rule]
+}
+
+// replayed is one item as the last entry about it, Seq, left it.
+type replayed[T any] struct {
+	v   T
+	seq int64
+}
+
+type replayedToken struct {
+	t           Token // without Hash: the history keeps only its fingerprint
+	fingerprint string
+	seq         int64 // the last entry about the token
+	pinnedBy    int64 // the entry whose fingerprint is compared; 0 when none has one
+}
+
+func newAccessReplay(upTo int64) *accessReplay {
+	return &accessReplay{upTo: upTo, authorities: map[int64]replayed[Authority]{},
+		tokens: map[int64]replayedToken{}, rules: map[int64]replayed[Rule]{}}
+}
+
+// apply replays e, an entry whose place in the chain is verified. Every
+// entry about an authority, token or rule holds the whole item as the
+// change left it (a removed rule as it was), so the state after e is the
+// state before with that item replaced.
+func (r *accessReplay) apply(e Entry) error {
+	if e.Seq > r.upTo {
+		return nil
+	}
+	bad := func(kind string, err error) error {
+		id := idOf(e.Subject) // "authority:ID" or "rule:ID"
+		if kind == "token" {
+			id = 0 // its subject is its authority; its own ID is in the data that does not decode
+		}
+		return &AccessError{Kind: kind, ID: id, Authority: e.AuthorityID, Seq: e.Seq,
+			Reason: fmt.Sprintf("history entry %d (%s) does not hold the %s it is about: %v", e.Seq, e.Action, kind, err)}
+	}
+	switch e.Action {
+	case ActionAuthorityCreate, ActionAuthorityTransfer:
+		var a Authority
+		if err := json.Unmarshal(e.Data, &a); err != nil {
+			return bad("authority", err)
+		}
+		r.authorities[a.ID] = replayed[Authority]{a, e.Seq}
+	case ActionTokenCreate, ActionTokenRevoke:
+		var j tokenEntryJSON
+		if err := json.Unmarshal(e.Data, &j); err != nil {
+			return bad("token", err)
+		}
+		t := Token{ID: j.ID, AuthorityID: j.Authority, Label: j.Label, Created: j.Created}
+		if j.Revoked != nil {
+			t.Revoked = *j.Revoked
+		}
+		rt := r.tokens[t.ID]
+		rt.t, rt.seq = t, e.Seq
+		if j.Fingerprint != "" {
+			rt.fingerprint, rt.pinnedBy = j.Fingerprint, e.Seq
+		}
+		r.tokens[t.ID] = rt
+	case ActionRuleAdd, ActionRuleRemove:
+		var j ruleJSON
+		if err := json.Unmarshal(e.Data, &j); err != nil {
+			return bad("rule", err)
+		}
+		if e.Action == ActionRuleRemove {
+			delete(r.rules, j.ID)
+		} else {
+			r.rules[j.ID] = replayed[Rule]{Rule(j), e.Seq}
+		}
+	}
+	return nil
+}
+
+// idOf reads the ID of an entry's subject, "authority:ID" or "rule:ID".
+func idOf(subject string) int64 {
+	_, id, _ := strings.Cut(subject, ":")
+	n, _ := strconv.ParseInt(id, 10, 64)
+	return n
+}
+
+// accessCounts counts what accessReplay.compare checked.
+type accessCounts struct {
+	authorities, tokens, rules int64
+	unpinned                   int64 // tokens whose history records no fingerprint of their hash
+}
+
+// compare checks the stored authorities, tokens and rules against the
+// replay, each table in ID order, and returns the first difference as an
+// *AccessError. Token hashes are compared by fingerprint and never shown.
+func (r *accessReplay) compare(st AccessState) (accessCounts, error) {
+	var n accessCounts
+	at := func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+	for _, a := range st.Authorities {
+		fail := func(seq int64, format string, args ...any) error {
+			return &AccessError{Kind: "authority", ID: a.ID, Seq: seq, Reason: fmt.Sprintf(format, args...)}
+		}
+		want, ok := r.authorities[a.ID]
+		if !ok {
+			return n, fail(0, "the authorities table holds it (%q, prefixes %q), but no history entry created it", a.Name, a.Prefixes)
+		}
+		w := want.v
+		switch {
+		case a.Name != w.Name:
+			return n, fail(want.seq, "its name is %q in the authorities table but %q in history entry %d", a.Name, w.Name, want.seq)
+		case !slices.Equal(a.Prefixes, w.Prefixes):
+			return n, fail(want.seq, "its prefixes are %q in the authorities table but %q in history entry %d: "+
+				"it would own names the history never gave it", a.Prefixes, w.Prefixes, want.seq)
+		case !a.Created.Equal(w.Created):
+			return n, fail(want.seq, "created is %s in the authorities table but %s in history entry %d", at(a.Created), at(w.Created), want.seq)
+		case !a.Updated.Equal(w.Updated):
+			return n, fail(want.seq, "updated is %s in the authorities table but %s in history entry %d", at(a.Updated), at(w.Updated), want.seq)
+		}
+		n.authorities++
+	}
+	if id, want, ok := firstMissing(r.authorities, st.Authorities, func(a Authority) int64 { return a.ID }); ok {
+		return n, &AccessError{Kind: "authority", ID: id, Seq: want.seq,
+			Reason: fmt.Sprintf("history entry %d made it (%q), but the authorities table has no row for it", want.seq, want.v.Name)}
+	}
+
+	for _, t := range st.Tokens {
+		fail := func(seq int64, format string, args ...any) error {
+			return &AccessError{Kind: "token", ID: t.ID, Authority: t.AuthorityID, Seq: seq, Reason: fmt.Sprintf(format, args...)}
+		}
+		want, ok := r.tokens[t.ID]
+		if !ok {
+			state := "valid"
+			if !t.Active() {
+				state = "revoked"
+			}
+			return n, fail(0, "the tokens table holds it (label %q, %s), but no history entry created it: "+
+				"whoever has its secret acts for authority %d", t.Label, state, t.AuthorityID)
+		}
+		w := want.t
+		switch {
+		case t.AuthorityID != w.AuthorityID:
+			return n, fail(want.seq, "it belongs to authority %d in the tokens table but to authority %d in history entry %d",
+				t.AuthorityID, w.AuthorityID, want.seq)
+		case t.Active() && !w.Active():
+			return n, fail(want.seq, "it is valid in the tokens table, but history entry %d revoked it at %s", want.seq, at(w.Revoked))
+		case !t.Active() && w.Active():
+			return n, fail(want.seq, "the tokens table has it revoked at %s, but in history entry %d it is valid", at(t.Revoked), want.seq)
+		case !t.Revoked.Equal(w.Revoked):
+			return n, fail(want.seq, "revoked is %s in the tokens table but %s in history entry %d", at(t.Revoked), at(w.Revoked), want.seq)
+		case t.Label != w.Label:
+			return n, fail(want.seq, "its label is %q in the tokens table but %q in history entry %d", t.Label, w.Label, want.seq)
+		case !t.Created.Equal(w.Created):
+			return n, fail(want.seq, "created is %s in the tokens table but %s in history entry %d", at(t.Created), at(w.Created), want.seq)
+		case want.pinnedBy != 0 && tokenFingerprint(t.Hash) != want.fingerprint:
+			// Neither hash is shown: one is a credential's lookup key.
+			return n, fail(want.pinnedBy, "its hash in the tokens table is not the one history entry %d recorded: "+
+				"it accepts a secret other than the one issued", want.pinnedBy)
+		}
+		if want.pinnedBy == 0 {
+			n.unpinned++
+		}
+		n.tokens++
+	}
+	if id, want, ok := firstMissing(r.tokens, st.Tokens, func(t Token) int64 { return t.ID }); ok {
+		return n, &AccessError{Kind: "token", ID: id, Authority: want.t.AuthorityID, Seq: want.seq,
+			Reason: fmt.Sprintf("history entry %d is about it (label %q), but the tokens table has no row for it", want.seq, want.t.Label)}
+	}
+
+	for _, ru := range st.Rules {
+		fail := func(seq int64, format string, args ...any) error {
+			return &AccessError{Kind: "rule", ID: ru.ID, Seq: seq, Reason: fmt.Sprintf(format, args...)}
+		}
+		want, ok := r.rules[ru.ID]
+		if !ok {
+			return n, fail(0, "the rules table holds it (%s to %s), but no history entry added it, or one removed it: "+
+				"lookups of names under %s go to %s", ru.Prefix, ru.Target, ru.Prefix, ru.Target)
+		}
+		w := want.v
+		switch {
+		case ru.Prefix != w.Prefix:
+			return n, fail(want.seq, "its prefix is %q in the rules table but %q in history entry %d", ru.Prefix, w.Prefix, want.seq)
+		case ru.Target != w.Target:
+			return n, fail(want.seq, "its target is %q in the rules table but %q in history entry %d: "+
+				"lookups of names under %s go elsewhere", ru.Target, w.Target, want.seq, w.Prefix)
+		case !ru.Created.Equal(w.Created):
+			return n, fail(want.seq, "created is %s in the rules table but %s in history entry %d", at(ru.Created), at(w.Created), want.seq)
+		}
+		n.rules++
+	}
+	if id, want, ok := firstMissing(r.rules, st.Rules, func(ru Rule) int64 { return ru.ID }); ok {
+		return n, &AccessError{Kind: "rule", ID: id, Seq: want.seq,
+			Reason: fmt.Sprintf("history entry %d added it (%s to %s), but the rules table has no row for it", want.seq, want.v.Prefix, want.v.Target)}
+	}
+	return n, nil
+}
+
+// firstMissing returns the item of the replay, lowest ID first, that the
+// stored list lacks.
+func firstMissing[R any, S any](replay map[int64]R, stored []S, id func(S) int64) (int64, R, bool) {
+	have := make(map[int64]bool, len(stored))
+	for _, s := range stored {
+		have[id(s)] = true
+	}
+	var ids []int64
+	for i := range replay {
+		if !have[i] {
+			ids = append(ids, i)
+		}
+	}
+	if len(ids) == 0 {
+		var zero R
+		return 0, zero, false
+	}
+	m := slices.Min(ids)
+	return m, replay[m], true
+}
