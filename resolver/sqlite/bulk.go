@@ -2,9 +2,10 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/urikit/urikit/resolver"
@@ -14,15 +15,21 @@ import (
 // records of an import batch with them. Per record, the one-by-one path
 // costs a key lookup, a record insert, a location insert, a key insert and
 // a history insert, each a separate trip through database/sql and the
-// SQLite VM; here each table gets multi-row INSERTs of bulkRows rows, one
-// prepared statement per table reused for every full chunk.
+// SQLite VM; here each table gets multi-row INSERTs of bulkRows rows.
+//
+// The INSERTs go to the driver's own statements (database/sql's Conn.Raw),
+// not through database/sql: there, every statement converts and checks its
+// arguments one by one, takes the connection's lock and, with a context
+// that can be cancelled, starts a goroutine to interrupt it; that was a
+// fifth of an import's time. A cancelled context is checked between
+// statements instead, each of which inserts a few rows.
 
 // bulkParams bounds the parameters of one multi-row INSERT: a table gets
-// bulkParams/columns rows a statement. Not more: modernc.org/sqlite's bind
-// looks each parameter up among all the arguments, so binding n of them
-// costs n² (with 1,100 parameters a statement, binding took two thirds of
-// an import's time); and not much fewer, since each statement is one more
-// trip through database/sql and the VM.
+// bulkParams/columns rows a statement. Not many more: modernc.org/sqlite's
+// bind looks each parameter up among all the arguments, so binding n of
+// them costs n² (with 1,100 parameters a statement, binding took two
+// thirds of an import's time); and not fewer, since each statement has its
+// cost in the driver and the VM whatever its rows.
 const bulkParams = 35
 
 func bulkRows(t bulkTable) int { return max(1, bulkParams/bulkCols[t]) }
@@ -66,41 +73,73 @@ func bulkSQL(t bulkTable, rows int) string {
 	return b.String()
 }
 
-// insertRows inserts the rows in args (bulkCols[t] values a row) with
-// multi-row INSERTs: full chunks through the writer's cached statement, the
-// rest through one statement prepared for it and closed.
-func (t *tx) insertRows(ctx context.Context, what string, table bulkTable, args []any) error {
+// bulkArgs holds the rows for one table: bulkCols values a row, each of a
+// type the driver binds as it is (int64, string, []byte or nil).
+type bulkArgs struct {
+	table bulkTable
+	what  string // for errors: "inserting records"
+	vals  []driver.Value
+}
+
+// insertRows inserts the rows of each of sets with multi-row INSERTs on
+// the writer's driver connection, in order. The statements are prepared
+// for the call and closed after it: the driver's statements belong to the
+// connection, which database/sql lends out only for the call.
+func (t *tx) insertRows(ctx context.Context, sets ...bulkArgs) error {
 	if err := t.check(); err != nil {
 		return err
 	}
-	cols := bulkCols[table]
-	chunk := bulkRows(table) * cols
-	for len(args) > 0 {
-		n := min(len(args), chunk)
-		var st *sql.Stmt
-		if n == chunk {
-			if t.w.bulk[table] == nil {
-				s, err := t.w.conn.PrepareContext(ctx, bulkSQL(table, bulkRows(table)))
-				if err != nil {
-					return storeErr(ctx, what, err)
+	var failed string // what was under way when err happened
+	err := t.w.conn.Raw(func(dc any) error {
+		conn, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
+			return fmt.Errorf("the driver's connection (%T) cannot prepare statements with a context", dc)
+		}
+		// The driver interrupts a statement when ctx ends by starting a
+		// goroutine for each statement whose ctx can end; the rows of one
+		// statement take microseconds, so ctx is checked between them.
+		stmtCtx := context.WithoutCancel(ctx)
+		var nv []driver.NamedValue
+		for _, set := range sets {
+			failed = set.what
+			cols := bulkCols[set.table]
+			chunk := bulkRows(set.table) * cols
+			var full driver.Stmt
+			args := set.vals
+			for len(args) > 0 {
+				if err := ctx.Err(); err != nil {
+					return err
 				}
-				t.w.bulk[table] = s
+				n := min(len(args), chunk)
+				st := full
+				if n < chunk || full == nil {
+					s, err := conn.PrepareContext(stmtCtx, bulkSQL(set.table, n/cols))
+					if err != nil {
+						return err
+					}
+					defer s.Close()
+					if n == chunk {
+						full = s
+					}
+					st = s
+				}
+				ex, ok := st.(driver.StmtExecContext)
+				if !ok {
+					return fmt.Errorf("the driver's statement (%T) cannot execute with a context", st)
+				}
+				nv = slices.Grow(nv[:0], n)[:n]
+				for i, v := range args[:n] {
+					nv[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+				}
+				if _, err := ex.ExecContext(stmtCtx, nv); err != nil {
+					return err
+				}
+				args = args[n:]
 			}
-			st = t.w.bulk[table]
-		} else {
-			s, err := t.w.conn.PrepareContext(ctx, bulkSQL(table, n/cols))
-			if err != nil {
-				return storeErr(ctx, what, err)
-			}
-			defer s.Close()
-			st = s
 		}
-		if _, err := st.ExecContext(ctx, args[:n]...); err != nil {
-			return storeErr(ctx, what, err)
-		}
-		args = args[n:]
-	}
-	return nil
+		return nil
+	})
+	return storeErr(ctx, failed, err)
 }
 
 // TakenKeys implements resolver.BulkTx with one query: the keys travel as
@@ -170,28 +209,25 @@ func (t *tx) InsertRecords(ctx context.Context, recs []*resolver.Record, keys []
 			err = storeErr(ctx, "inserting records", rerr)
 		}
 	}()
-	recArgs := make([]any, 0, len(recs)*bulkCols[bulkRecords])
-	var locArgs, keyArgs []any
+	recArgs := make([]driver.Value, 0, len(recs)*bulkCols[bulkRecords])
+	var locArgs, keyArgs []driver.Value
 	for i, r := range recs {
 		r.ID = last + int64(i) + 1
 		recArgs = append(recArgs, r.ID)
-		recArgs = append(recArgs, recordArgs(r)...)
+		recArgs = appendRecordArgs(recArgs, r)
 		for _, l := range r.Locations {
 			locArgs = append(locArgs, l.Key, r.ID)
 		}
 		for j := range keys[i] {
 			k := &keys[i][j]
 			k.RecordID = r.ID
-			keyArgs = append(keyArgs, k.Key, k.Spelling, k.RecordID, string(k.Role), k.Version)
+			keyArgs = append(keyArgs, k.Key, k.Spelling, k.RecordID, string(k.Role), int64(k.Version))
 		}
 	}
-	if err := t.insertRows(ctx, "inserting records", bulkRecords, recArgs); err != nil {
-		return err
-	}
-	if err := t.insertRows(ctx, "indexing locations", bulkLocations, locArgs); err != nil {
-		return err
-	}
-	return t.insertRows(ctx, "storing keys", bulkKeys, keyArgs)
+	return t.insertRows(ctx,
+		bulkArgs{bulkRecords, "inserting records", recArgs},
+		bulkArgs{bulkLocations, "indexing locations", locArgs},
+		bulkArgs{bulkKeys, "storing keys", keyArgs})
 }
 
 // AppendAll implements resolver.BulkTx: each entry is sealed against the
@@ -205,14 +241,14 @@ func (t *tx) AppendAll(ctx context.Context, entries []*resolver.Entry) error {
 	if err != nil {
 		return err
 	}
-	args := make([]any, 0, len(entries)*bulkCols[bulkHistory])
+	args := make([]driver.Value, 0, len(entries)*bulkCols[bulkHistory])
 	for _, e := range entries {
 		resolver.Seal(last, e)
 		last = *e
 		args = append(args, e.Seq, micros(e.Time), string(e.Action), e.Subject, e.RecordID, e.AuthorityID, e.Actor,
 			nonNil(e.Data), nonNil(e.Prev), e.Hash)
 	}
-	if err := t.insertRows(ctx, "appending to the history", bulkHistory, args); err != nil {
+	if err := t.insertRows(ctx, bulkArgs{bulkHistory, "appending to the history", args}); err != nil {
 		return err
 	}
 	t.head, t.hasHead = cloneEntry(last), true

@@ -84,8 +84,6 @@ type Store struct {
 type writer struct {
 	conn *sql.Conn
 	q    *stmts
-	// bulk holds the multi-row INSERTs of bulk.go, prepared on first use.
-	bulk [numBulkTables]*sql.Stmt
 	// dataVersion is PRAGMA data_version as Changed last saw it. On the
 	// writer connection it changes only when another connection commits,
 	// and this process's readers never write: so only another process.
@@ -229,12 +227,6 @@ func dsn(path string, pragmas ...string) string {
 // close closes the writer's prepared statements (not its connection).
 func (w *writer) close() {
 	w.q.close()
-	for i, st := range w.bulk {
-		if st != nil {
-			st.Close()
-			w.bulk[i] = nil
-		}
-	}
 }
 
 func (w *writer) readDataVersion(ctx context.Context) (int64, error) {

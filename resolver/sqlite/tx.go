@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,7 +23,7 @@ var errTxDone = errors.New("sqlite: transaction used after Update returned")
 // while it runs.
 type tx struct {
 	reader
-	w    *writer // the connection and statements of the bulk methods
+	w    *writer // the connection of the bulk methods
 	done bool
 
 	// auths caches Authorities for the transaction: the Service reads them
@@ -108,6 +109,13 @@ func affected(ctx context.Context, what string, res sql.Result) (int64, error) {
 func recordArgs(r *resolver.Record) []any {
 	return []any{r.URN, r.Key, string(r.Status), r.Redirect, r.Successor, r.Reason, r.AuthorityID,
 		micros(r.Created), micros(r.Updated), encodeBody(r)}
+}
+
+// appendRecordArgs appends the values of recordArgs as the driver binds
+// them, without database/sql's conversions.
+func appendRecordArgs(a []driver.Value, r *resolver.Record) []driver.Value {
+	return append(a, r.URN, r.Key, string(r.Status), int64(r.Redirect), r.Successor, r.Reason, r.AuthorityID,
+		micros(r.Created), micros(r.Updated), encodeBody(r))
 }
 
 func (t *tx) insertLocations(ctx context.Context, r *resolver.Record) error {
