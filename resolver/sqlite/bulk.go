@@ -54,7 +54,7 @@ var (
 	bulkHead = [numBulkTables]string{
 		bulkRecords:   `INSERT INTO records (id, urn, key, status, redirect, successor, reason, authority_id, created, updated, body) VALUES `,
 		bulkLocations: `INSERT OR IGNORE INTO locations (key, record_id) VALUES `,
-		bulkKeys:      `INSERT INTO keys (` + keyCols + `) VALUES `,
+		bulkKeys:      `INSERT INTO keys (` + keyInsertCols + `) VALUES `,
 		bulkHistory:   `INSERT INTO history (` + entryCols + `) VALUES `,
 	}
 	bulkCols = [numBulkTables]int{bulkRecords: 11, bulkLocations: 2, bulkKeys: 5, bulkHistory: 10}
@@ -214,14 +214,18 @@ func (t *tx) InsertRecords(ctx context.Context, recs []*resolver.Record, keys []
 	for i, r := range recs {
 		r.ID = last + int64(i) + 1
 		recArgs = append(recArgs, r.ID)
-		recArgs = appendRecordArgs(recArgs, r)
+		if recArgs, err = appendRecordArgs(recArgs, r); err != nil {
+			return err
+		}
 		for _, l := range r.Locations {
 			locArgs = append(locArgs, l.Key, r.ID)
 		}
 		for j := range keys[i] {
 			k := &keys[i][j]
 			k.RecordID = r.ID
-			keyArgs = append(keyArgs, k.Key, k.Spelling, k.RecordID, string(k.Role), int64(k.Version))
+			if keyArgs, err = appendKeyArgs(keyArgs, k); err != nil {
+				return err
+			}
 		}
 	}
 	return t.insertRows(ctx,

@@ -173,7 +173,7 @@ func (s *Store) open(ctx context.Context) error {
 		conn.Close()
 		return fmt.Errorf("the database cannot use WAL mode here (journal_mode is %q); put the data directory on a local file system", mode)
 	}
-	if s.migration, err = migrate(ctx, conn); err != nil {
+	if s.migration, err = s.migrate(ctx, conn); err != nil {
 		conn.Close()
 		return storeErr(ctx, "migrating the schema", err)
 	}
@@ -235,6 +235,31 @@ func (w *writer) readDataVersion(ctx context.Context) (int64, error) {
 	return v, err
 }
 
+// migrate brings the schema on conn up to date. Upgrading a database that
+// holds data changes its tables under every other process that has the
+// file open, and one of an older build would go on reading them with its
+// old statements. So it happens only with the data directory's lock, the
+// one urikit serve holds (Options.Exclusive), taken for the time of the
+// migration when this store does not hold it already: a newer CLI beside
+// a running older server refuses to upgrade the file under it. (An older
+// CLI working on the directory holds no lock, and is not seen.)
+func (s *Store) migrate(ctx context.Context, conn *sql.Conn) (Migration, error) {
+	if s.lock == nil {
+		v, err := schemaVersion(ctx, conn)
+		if err != nil {
+			return Migration{}, err
+		}
+		if v > 0 && v < Latest {
+			l, err := lockDir(filepath.Dir(s.path))
+			if err != nil {
+				return Migration{From: v, To: v}, fmt.Errorf("the database's schema is version %d, this urikit writes version %d, which the server running on it would not read: stop it, then run urikit migrate or start this urikit's server: %w", v, Latest, err)
+			}
+			defer l.release()
+		}
+	}
+	return migrate(ctx, conn)
+}
+
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
@@ -249,7 +274,7 @@ func (s *Store) Migrate(ctx context.Context) (Migration, error) {
 		return Migration{}, err
 	}
 	defer s.releaseWriter()
-	m, err := migrate(ctx, w.conn)
+	m, err := s.migrate(ctx, w.conn)
 	if err == nil {
 		err = ensureStaleIndex(ctx, w.conn)
 	}

@@ -106,16 +106,47 @@ func affected(ctx context.Context, what string, res sql.Result) (int64, error) {
 	return n, storeErr(ctx, what, err)
 }
 
-func recordArgs(r *resolver.Record) []any {
-	return []any{r.URN, r.Key, string(r.Status), r.Redirect, r.Successor, r.Reason, r.AuthorityID,
-		micros(r.Created), micros(r.Updated), encodeBody(r)}
+// recordArgs are the values of a record's columns after its ID, as schema
+// 2 stores them: key NULL when it equals urn, successor and reason NULL
+// when empty, the status as its code. They are of the types the driver
+// binds as they are, so that the bulk path can hand them to it directly.
+func recordArgs(r *resolver.Record) ([]driver.Value, error) {
+	return appendRecordArgs(make([]driver.Value, 0, bulkCols[bulkRecords]), r)
 }
 
-// appendRecordArgs appends the values of recordArgs as the driver binds
-// them, without database/sql's conversions.
-func appendRecordArgs(a []driver.Value, r *resolver.Record) []driver.Value {
-	return append(a, r.URN, r.Key, string(r.Status), int64(r.Redirect), r.Successor, r.Reason, r.AuthorityID,
-		micros(r.Created), micros(r.Updated), encodeBody(r))
+func appendRecordArgs(a []driver.Value, r *resolver.Record) ([]driver.Value, error) {
+	status, ok := statusCode(r.Status)
+	if !ok {
+		return nil, fmt.Errorf("sqlite: record %s: the status %q cannot be stored", r.URN, r.Status)
+	}
+	return append(a, r.URN, unlessEqual(r.Key, r.URN), status, int64(r.Redirect), unlessEqual(r.Successor, ""),
+		unlessEqual(r.Reason, ""), r.AuthorityID, micros(r.Created), micros(r.Updated), encodeBody(r)), nil
+}
+
+// appendKeyArgs appends the values of a key's columns (keyInsertCols).
+func appendKeyArgs(a []driver.Value, k *resolver.Key) ([]driver.Value, error) {
+	role, ok := roleCode(k.Role)
+	if !ok {
+		return nil, fmt.Errorf("sqlite: key %s: the role %q cannot be stored", k.Key, k.Role)
+	}
+	return append(a, k.Key, unlessEqual(k.Spelling, k.Key), k.RecordID, role, int64(k.Version)), nil
+}
+
+// unlessEqual is s, or NULL when s equals what its column's NULL stands for.
+func unlessEqual(s, null string) driver.Value {
+	if s == null {
+		return nil
+	}
+	return s
+}
+
+// anys converts driver values for the variadic arguments of database/sql.
+func anys(v []driver.Value) []any {
+	out := make([]any, len(v))
+	for i, x := range v {
+		out[i] = x
+	}
+	return out
 }
 
 func (t *tx) insertLocations(ctx context.Context, r *resolver.Record) error {
@@ -128,7 +159,11 @@ func (t *tx) insertLocations(ctx context.Context, r *resolver.Record) error {
 }
 
 func (t *tx) InsertRecord(ctx context.Context, rec *resolver.Record) error {
-	res, err := t.exec(ctx, "inserting a record", qInsertRecord, recordArgs(rec)...)
+	args, err := recordArgs(rec)
+	if err != nil {
+		return err
+	}
+	res, err := t.exec(ctx, "inserting a record", qInsertRecord, anys(args)...)
 	if err != nil {
 		return err
 	}
@@ -145,7 +180,11 @@ func (t *tx) UpdateRecord(ctx context.Context, rec resolver.Record) error {
 	if err != nil {
 		return err
 	}
-	if _, err := t.exec(ctx, "updating a record", qUpdateRecord, append(recordArgs(&rec), rec.ID)...); err != nil {
+	args, err := recordArgs(&rec)
+	if err != nil {
+		return err
+	}
+	if _, err := t.exec(ctx, "updating a record", qUpdateRecord, append(anys(args), rec.ID)...); err != nil {
 		return err
 	}
 	// The location index changes by what changed: the stored body says
@@ -161,7 +200,11 @@ func (t *tx) UpdateRecord(ctx context.Context, rec resolver.Record) error {
 }
 
 func (t *tx) PutKey(ctx context.Context, k resolver.Key) error {
-	res, err := t.exec(ctx, "storing a key", qPutKey, k.Key, k.Spelling, k.RecordID, string(k.Role), k.Version)
+	args, err := appendKeyArgs(nil, &k)
+	if err != nil {
+		return err
+	}
+	res, err := t.exec(ctx, "storing a key", qPutKey, anys(args)...)
 	if err != nil {
 		return err
 	}
