@@ -76,7 +76,8 @@ type Store struct {
 	wsem chan struct{} // one token: whoever holds it owns w
 	w    *writer       // guarded by wsem
 
-	lock      *dirLock // with Options.Exclusive
+	ckpt      *checkpointer // copies the WAL into the database file (checkpoint.go)
+	lock      *dirLock      // with Options.Exclusive
 	closed    atomic.Bool
 	migration Migration
 }
@@ -151,7 +152,7 @@ func (s *Store) open(ctx context.Context) error {
 	// savepoint copies every page it changes there.
 	s.wdb, err = sql.Open("sqlite", dsn(s.path,
 		"busy_timeout("+busy+")", "cache_size("+cache+")", "foreign_keys(1)", "temp_store(2)",
-		"synchronous(FULL)", "journal_size_limit(67108864)", "wal_autocheckpoint(8192)"))
+		"synchronous(FULL)", "journal_size_limit(67108864)", "wal_autocheckpoint("+strconv.Itoa(writerCheckpoint)+")"))
 	if err != nil {
 		return err
 	}
@@ -208,7 +209,8 @@ func (s *Store) open(ctx context.Context) error {
 		return err
 	}
 	s.rd = reader{q: rq, db: s.rdb, live: s.live}
-	return nil
+	s.ckpt, err = startCheckpointer(s.path, busy)
+	return err
 }
 
 // dsn is a file: URI for path with the connection's PRAGMAs, which the
@@ -378,6 +380,7 @@ func (s *Store) Update(ctx context.Context, fn func(resolver.Tx) error) (err err
 		return storeErr(ctx, "committing", err)
 	}
 	committed = true
+	s.ckpt.committed()
 	return nil
 }
 
@@ -473,6 +476,9 @@ func (s *Store) Close() error {
 
 func (s *Store) release() error {
 	var errs []error
+	if s.ckpt != nil {
+		errs = append(errs, s.ckpt.close())
+	}
 	if s.rd.q != nil {
 		s.rd.q.close()
 	}
