@@ -47,15 +47,22 @@ const (
 
 // bulkHead is the INSERT of each bulkTable up to VALUES, and bulkCols its
 // number of columns. Locations: OR IGNORE, as qInsertLocation (a record may
-// list two locations with the same key). Keys: a plain INSERT, so a key
-// already stored fails the statement with the primary key's violation,
-// which storeErr makes resolver.ErrKeyTaken.
+// list two locations with the same key). Keys: a key already stored fails
+// the statement with the primary key's violation, which storeErr makes
+// resolver.ErrKeyTaken.
+//
+// OR FAIL rather than the default ABORT: a statement that fails keeps the
+// rows it inserted before, which the savepoint around every bulk call
+// (bulkSavepoint) takes back anyway. An ABORT statement that writes
+// several rows needs a statement journal to undo its own rows, and copies
+// there every page it changes first, the B-trees' last pages that every
+// statement of an import changes again: several kilobytes a statement.
 var (
 	bulkHead = [numBulkTables]string{
-		bulkRecords:   `INSERT INTO records (id, urn, key, status, redirect, successor, reason, authority_id, created, updated, body) VALUES `,
+		bulkRecords:   `INSERT OR FAIL INTO records (id, urn, key, status, redirect, successor, reason, authority_id, created, updated, body) VALUES `,
 		bulkLocations: `INSERT OR IGNORE INTO locations (key, record_id) VALUES `,
-		bulkKeys:      `INSERT INTO keys (` + keyInsertCols + `) VALUES `,
-		bulkHistory:   `INSERT INTO history (` + entryCols + `) VALUES `,
+		bulkKeys:      `INSERT OR FAIL INTO keys (` + keyInsertCols + `) VALUES `,
+		bulkHistory:   `INSERT OR FAIL INTO history (` + entryCols + `) VALUES `,
 	}
 	bulkCols = [numBulkTables]int{bulkRecords: 11, bulkLocations: 2, bulkKeys: 5, bulkHistory: 10}
 )
@@ -188,27 +195,43 @@ func (t *tx) InsertRecords(ctx context.Context, recs []*resolver.Record, keys []
 	if err := t.w.q[qMaxRecordID].QueryRowContext(ctx).Scan(&last); err != nil {
 		return storeErr(ctx, "inserting records", err)
 	}
+	defer func() {
+		if err != nil {
+			for i := range recs {
+				recs[i].ID = 0
+			}
+		}
+	}()
+	return t.bulkSavepoint(ctx, "inserting records", func() error {
+		return t.insertRecords(ctx, last, recs, keys)
+	})
+}
+
+// bulkSavepoint runs fn, a bulk call's writes, in a savepoint: when it
+// fails, nothing it wrote stays, and the transaction goes on.
+func (t *tx) bulkSavepoint(ctx context.Context, what string, fn func() error) (err error) {
 	if _, err := t.w.conn.ExecContext(ctx, `SAVEPOINT bulk`); err != nil {
-		return storeErr(ctx, "inserting records", err)
+		return storeErr(ctx, what, err)
 	}
 	defer func() {
+		c := context.WithoutCancel(ctx)
 		if err != nil {
 			// ROLLBACK TO keeps the savepoint open; RELEASE ends it. If
 			// either fails the connection is in doubt, and Update's
 			// rollback replaces it.
-			c := context.WithoutCancel(ctx)
 			if _, rerr := t.w.conn.ExecContext(c, `ROLLBACK TO bulk`); rerr == nil {
 				t.w.conn.ExecContext(c, `RELEASE bulk`)
 			}
-			for i := range recs {
-				recs[i].ID = 0
-			}
 			return
 		}
-		if _, rerr := t.w.conn.ExecContext(ctx, `RELEASE bulk`); rerr != nil {
-			err = storeErr(ctx, "inserting records", rerr)
+		if _, rerr := t.w.conn.ExecContext(c, `RELEASE bulk`); rerr != nil {
+			err = storeErr(ctx, what, rerr)
 		}
 	}()
+	return fn()
+}
+
+func (t *tx) insertRecords(ctx context.Context, last int64, recs []*resolver.Record, keys [][]resolver.Key) (err error) {
 	recArgs := make([]driver.Value, 0, len(recs)*bulkCols[bulkRecords])
 	var locArgs, keyArgs []driver.Value
 	for i, r := range recs {
@@ -236,7 +259,8 @@ func (t *tx) InsertRecords(ctx context.Context, recs []*resolver.Record, keys []
 
 // AppendAll implements resolver.BulkTx: each entry is sealed against the
 // one before it, in order, under Update's write lock (as Append), and all
-// are stored with multi-row INSERTs.
+// are stored with multi-row INSERTs, in a savepoint: as with Append,
+// nothing of a call that fails stays.
 func (t *tx) AppendAll(ctx context.Context, entries []*resolver.Entry) error {
 	if len(entries) == 0 {
 		return t.check()
@@ -252,7 +276,10 @@ func (t *tx) AppendAll(ctx context.Context, entries []*resolver.Entry) error {
 		args = append(args, e.Seq, micros(e.Time), string(e.Action), e.Subject, e.RecordID, e.AuthorityID, e.Actor,
 			nonNil(e.Data), nonNil(e.Prev), e.Hash)
 	}
-	if err := t.insertRows(ctx, bulkArgs{bulkHistory, "appending to the history", args}); err != nil {
+	err = t.bulkSavepoint(ctx, "appending to the history", func() error {
+		return t.insertRows(ctx, bulkArgs{bulkHistory, "appending to the history", args})
+	})
+	if err != nil {
 		return err
 	}
 	t.head, t.hasHead = cloneEntry(last), true
