@@ -233,20 +233,23 @@ func (t *tx) bulkSavepoint(ctx context.Context, what string, fn func() error) (e
 
 func (t *tx) insertRecords(ctx context.Context, last int64, recs []*resolver.Record, keys [][]resolver.Key) (err error) {
 	recArgs := make([]driver.Value, 0, len(recs)*bulkCols[bulkRecords])
-	var locArgs, keyArgs []driver.Value
+	locArgs := make([]driver.Value, 0, len(recs)*bulkCols[bulkLocations])
+	keyArgs := make([]driver.Value, 0, len(recs)*bulkCols[bulkKeys])
+	var boxes recordBoxes
 	for i, r := range recs {
 		r.ID = last + int64(i) + 1
-		recArgs = append(recArgs, r.ID)
-		if recArgs, err = appendRecordArgs(recArgs, r); err != nil {
+		id := driver.Value(r.ID) // one allocation for the record's rows in three tables
+		recArgs = append(recArgs, id)
+		if recArgs, err = appendRecordArgs(recArgs, r, &boxes); err != nil {
 			return err
 		}
 		for _, l := range r.Locations {
-			locArgs = append(locArgs, l.Key, r.ID)
+			locArgs = append(locArgs, l.Key, id)
 		}
 		for j := range keys[i] {
 			k := &keys[i][j]
 			k.RecordID = r.ID
-			if keyArgs, err = appendKeyArgs(keyArgs, k); err != nil {
+			if keyArgs, err = appendKeyArgs(keyArgs, k, id); err != nil {
 				return err
 			}
 		}
@@ -270,11 +273,12 @@ func (t *tx) AppendAll(ctx context.Context, entries []*resolver.Entry) error {
 		return err
 	}
 	args := make([]driver.Value, 0, len(entries)*bulkCols[bulkHistory])
+	var tm, action, authority, actor box
 	for _, e := range entries {
 		resolver.Seal(last, e)
 		last = *e
-		args = append(args, e.Seq, micros(e.Time), string(e.Action), e.Subject, e.RecordID, e.AuthorityID, e.Actor,
-			nonNil(e.Data), nonNil(e.Prev), e.Hash)
+		args = append(args, e.Seq, tm.int(micros(e.Time)), action.str(string(e.Action)), e.Subject, e.RecordID,
+			authority.int(e.AuthorityID), actor.str(e.Actor), nonNil(e.Data), nonNil(e.Prev), e.Hash)
 	}
 	err = t.bulkSavepoint(ctx, "appending to the history", func() error {
 		return t.insertRows(ctx, bulkArgs{bulkHistory, "appending to the history", args})

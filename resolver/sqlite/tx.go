@@ -111,25 +111,54 @@ func affected(ctx context.Context, what string, res sql.Result) (int64, error) {
 // when empty, the status as its code. They are of the types the driver
 // binds as they are, so that the bulk path can hand them to it directly.
 func recordArgs(r *resolver.Record) ([]driver.Value, error) {
-	return appendRecordArgs(make([]driver.Value, 0, bulkCols[bulkRecords]), r)
+	return appendRecordArgs(make([]driver.Value, 0, bulkCols[bulkRecords]), r, &recordBoxes{})
 }
 
-func appendRecordArgs(a []driver.Value, r *resolver.Record) ([]driver.Value, error) {
+// recordBoxes keeps the interface values of the columns that the records
+// of a batch mostly share (see box).
+type recordBoxes struct{ redirect, authority, created, updated box }
+
+func appendRecordArgs(a []driver.Value, r *resolver.Record, b *recordBoxes) ([]driver.Value, error) {
 	status, ok := statusCode(r.Status)
 	if !ok {
 		return nil, fmt.Errorf("sqlite: record %s: the status %q cannot be stored", r.URN, r.Status)
 	}
-	return append(a, r.URN, unlessEqual(r.Key, r.URN), status, int64(r.Redirect), unlessEqual(r.Successor, ""),
-		unlessEqual(r.Reason, ""), r.AuthorityID, micros(r.Created), micros(r.Updated), encodeBody(r)), nil
+	return append(a, r.URN, unlessEqual(r.Key, r.URN), status, b.redirect.int(int64(r.Redirect)), unlessEqual(r.Successor, ""),
+		unlessEqual(r.Reason, ""), b.authority.int(r.AuthorityID), b.created.int(micros(r.Created)), b.updated.int(micros(r.Updated)),
+		encodeBody(r)), nil
+}
+
+// box is the interface value of one column in the rows of a bulk call,
+// reused while the value stays the same: converting an int64 (above 255)
+// or a string to an interface allocates, and most columns of an import
+// batch hold one value in every row (its time, authority, actor...).
+type box struct{ v driver.Value }
+
+func (b *box) int(v int64) driver.Value {
+	if x, ok := b.v.(int64); !ok || x != v {
+		b.v = v
+	}
+	return b.v
+}
+
+func (b *box) str(v string) driver.Value {
+	if x, ok := b.v.(string); !ok || x != v {
+		b.v = v
+	}
+	return b.v
 }
 
 // appendKeyArgs appends the values of a key's columns (keyInsertCols).
-func appendKeyArgs(a []driver.Value, k *resolver.Key) ([]driver.Value, error) {
+// recordID is the key's RecordID as an interface value (nil: box it).
+func appendKeyArgs(a []driver.Value, k *resolver.Key, recordID driver.Value) ([]driver.Value, error) {
 	role, ok := roleCode(k.Role)
 	if !ok {
 		return nil, fmt.Errorf("sqlite: key %s: the role %q cannot be stored", k.Key, k.Role)
 	}
-	return append(a, k.Key, unlessEqual(k.Spelling, k.Key), k.RecordID, role, int64(k.Version)), nil
+	if recordID == nil {
+		recordID = k.RecordID
+	}
+	return append(a, k.Key, unlessEqual(k.Spelling, k.Key), recordID, role, int64(k.Version)), nil
 }
 
 // unlessEqual is s, or NULL when s equals what its column's NULL stands for.
@@ -200,7 +229,7 @@ func (t *tx) UpdateRecord(ctx context.Context, rec resolver.Record) error {
 }
 
 func (t *tx) PutKey(ctx context.Context, k resolver.Key) error {
-	args, err := appendKeyArgs(nil, &k)
+	args, err := appendKeyArgs(nil, &k, nil)
 	if err != nil {
 		return err
 	}
