@@ -5,7 +5,7 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
-	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/urikit/urikit/resolver"
@@ -15,7 +15,7 @@ import (
 // records of an import batch with them. Per record, the one-by-one path
 // costs a key lookup, a record insert, a location insert, a key insert and
 // a history insert, each a separate trip through database/sql and the
-// SQLite VM; here each table gets multi-row INSERTs of bulkRows rows.
+// SQLite VM; here each table gets multi-row INSERTs of several rows.
 //
 // The INSERTs go to the driver's own statements (database/sql's Conn.Raw),
 // not through database/sql: there, every statement converts and checks its
@@ -25,14 +25,13 @@ import (
 // statements instead, each of which inserts a few rows.
 
 // bulkParams bounds the parameters of one multi-row INSERT: a table gets
-// bulkParams/columns rows a statement. Not many more: modernc.org/sqlite's
-// bind looks each parameter up among all the arguments, so binding n of
-// them costs n² (with 1,100 parameters a statement, binding took two
-// thirds of an import's time); and not fewer, since each statement has its
-// cost in the driver and the VM whatever its rows.
+// bulkParams/(columns bound) rows a statement. Not many more:
+// modernc.org/sqlite's bind looks each parameter up among all the
+// arguments, so binding n of them costs n² (with 1,100 parameters a
+// statement, binding took two thirds of an import's time); and not fewer,
+// since each statement has its cost in the driver and the VM whatever its
+// rows.
 const bulkParams = 35
-
-func bulkRows(t bulkTable) int { return max(1, bulkParams/bulkCols[t]) }
 
 // bulkTable is one table that the bulk methods insert into.
 type bulkTable int
@@ -67,17 +66,68 @@ var (
 	bulkCols = [numBulkTables]int{bulkRecords: 11, bulkLocations: 2, bulkKeys: 5, bulkHistory: 10}
 )
 
-func bulkSQL(t bulkTable, rows int) string {
-	row := "(" + strings.Repeat("?, ", bulkCols[t]-1) + "?)"
+// bulkSQL is the INSERT of rows rows into t. A column whose lits entry is
+// set has that SQL literal in every row; the others are parameters.
+func bulkSQL(t bulkTable, rows int, lits []string) string {
 	var b strings.Builder
 	b.WriteString(bulkHead[t])
 	for i := range rows {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(row)
+		b.WriteByte('(')
+		for c, l := range lits {
+			if c > 0 {
+				b.WriteString(", ")
+			}
+			if l == "" {
+				l = "?"
+			}
+			b.WriteString(l)
+		}
+		b.WriteByte(')')
 	}
 	return b.String()
+}
+
+// constantColumns finds the columns of rows (cols values a row) that hold
+// the same integer, or NULL, in every row, and returns them as SQL
+// literals ("" for the others) with the number of the others. Binding a
+// parameter is most of what a column costs the driver, and the columns an
+// import batch shares (times, authority, status, a NULL successor...) are
+// about half of them; the statements are prepared for each call anyway.
+// Only integers and NULL are written into the SQL: their text cannot be
+// anything but a literal.
+func constantColumns(vals []driver.Value, cols int) (lits []string, bound int) {
+	lits = make([]string, cols)
+	for c := range cols {
+		lit := ""
+		switch v := vals[c].(type) {
+		case nil:
+			lit = "NULL"
+		case int64:
+			lit = strconv.FormatInt(v, 10) // SQLite reads -9223372036854775808 as an integer too
+		}
+		for r := c + cols; lit != "" && r < len(vals); r += cols {
+			switch v := vals[r].(type) {
+			case nil:
+				if vals[c] != nil {
+					lit = ""
+				}
+			case int64:
+				if x, ok := vals[c].(int64); !ok || x != v {
+					lit = ""
+				}
+			default:
+				lit = ""
+			}
+		}
+		lits[c] = lit
+		if lit == "" {
+			bound++
+		}
+	}
+	return lits, bound
 }
 
 // bulkArgs holds the rows for one table: bulkCols values a row, each of a
@@ -110,22 +160,26 @@ func (t *tx) insertRows(ctx context.Context, sets ...bulkArgs) error {
 		for _, set := range sets {
 			failed = set.what
 			cols := bulkCols[set.table]
-			chunk := bulkRows(set.table) * cols
+			if len(set.vals) == 0 {
+				continue
+			}
+			lits, bound := constantColumns(set.vals, cols)
+			perStmt := max(1, bulkParams/max(bound, 1))
 			var full driver.Stmt
-			args := set.vals
-			for len(args) > 0 {
+			vals := set.vals
+			for len(vals) > 0 {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				n := min(len(args), chunk)
+				rows := min(len(vals)/cols, perStmt)
 				st := full
-				if n < chunk || full == nil {
-					s, err := conn.PrepareContext(stmtCtx, bulkSQL(set.table, n/cols))
+				if rows < perStmt || full == nil {
+					s, err := conn.PrepareContext(stmtCtx, bulkSQL(set.table, rows, lits))
 					if err != nil {
 						return err
 					}
 					defer s.Close()
-					if n == chunk {
+					if rows == perStmt {
 						full = s
 					}
 					st = s
@@ -134,14 +188,16 @@ func (t *tx) insertRows(ctx context.Context, sets ...bulkArgs) error {
 				if !ok {
 					return fmt.Errorf("the driver's statement (%T) cannot execute with a context", st)
 				}
-				nv = slices.Grow(nv[:0], n)[:n]
-				for i, v := range args[:n] {
-					nv[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+				nv = nv[:0]
+				for i, v := range vals[:rows*cols] {
+					if lits[i%cols] == "" {
+						nv = append(nv, driver.NamedValue{Ordinal: len(nv) + 1, Value: v})
+					}
 				}
 				if _, err := ex.ExecContext(stmtCtx, nv); err != nil {
 					return err
 				}
-				args = args[n:]
+				vals = vals[rows*cols:]
 			}
 		}
 		return nil
