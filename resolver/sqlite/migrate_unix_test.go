@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/urikit/urikit/resolver/sqlite"
 )
@@ -38,7 +39,9 @@ func TestMigrationWaitsForServer(t *testing.T) {
 	if err := os.Rename(filepath.Join(held, sqlite.LockName), filepath.Join(dir, sqlite.LockName)); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := sqlite.Open(ctx, dir, sqlite.Options{}); !errors.Is(err, sqlite.ErrLocked) {
+	// It waits for the lock up to the busy timeout, in case the holder is
+	// another process migrating the same file.
+	if st, err := sqlite.Open(ctx, dir, sqlite.Options{BusyTimeout: 300 * time.Millisecond}); !errors.Is(err, sqlite.ErrLocked) {
 		if err == nil {
 			st.Close()
 		}

@@ -165,10 +165,22 @@ func (s *Store) open(ctx context.Context) error {
 	if err != nil {
 		return storeErr(ctx, "connecting", err)
 	}
+	// Switching a new file to WAL takes an exclusive lock. When several
+	// processes open the new file at once, SQLite may answer SQLITE_BUSY at
+	// once rather than wait (waiting could deadlock the others' reads):
+	// the switch is tried again until the busy timeout.
 	var mode string
-	if err := conn.QueryRowContext(ctx, `PRAGMA journal_mode = WAL`).Scan(&mode); err != nil {
-		conn.Close()
-		return storeErr(ctx, "switching to WAL", err)
+	deadline := time.Now().Add(s.opts.BusyTimeout)
+	for {
+		err := conn.QueryRowContext(ctx, `PRAGMA journal_mode = WAL`).Scan(&mode)
+		if err == nil {
+			break
+		}
+		if !isBusy(err) || ctx.Err() != nil || time.Now().After(deadline) {
+			conn.Close()
+			return storeErr(ctx, "switching to WAL", err)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	if !strings.EqualFold(mode, "wal") {
 		conn.Close()
@@ -244,7 +256,10 @@ func (w *writer) readDataVersion(ctx context.Context) (int64, error) {
 // one urikit serve holds (Options.Exclusive), taken for the time of the
 // migration when this store does not hold it already: a newer CLI beside
 // a running older server refuses to upgrade the file under it. (An older
-// CLI working on the directory holds no lock, and is not seen.)
+// CLI working on the directory holds no lock, and is not seen.) Another
+// process of this build may hold the lock for the same migration: the lock
+// is awaited for up to the busy timeout, and that one's migration is found
+// done.
 func (s *Store) migrate(ctx context.Context, conn *sql.Conn) (Migration, error) {
 	if s.lock == nil {
 		v, err := schemaVersion(ctx, conn)
@@ -252,7 +267,12 @@ func (s *Store) migrate(ctx context.Context, conn *sql.Conn) (Migration, error) 
 			return Migration{}, err
 		}
 		if v > 0 && v < Latest {
+			deadline := time.Now().Add(s.opts.BusyTimeout)
 			l, err := lockDir(filepath.Dir(s.path))
+			for errors.Is(err, ErrLocked) && time.Now().Before(deadline) && ctx.Err() == nil {
+				time.Sleep(20 * time.Millisecond)
+				l, err = lockDir(filepath.Dir(s.path))
+			}
 			if err != nil {
 				return Migration{From: v, To: v}, fmt.Errorf("the database's schema is version %d, this urikit writes version %d, which the server running on it would not read: stop it, then run urikit migrate or start this urikit's server: %w", v, Latest, err)
 			}
