@@ -165,14 +165,20 @@ func TestBulkVaried(t *testing.T) {
 		if err := btx.AppendAll(ctx, entries); err != nil {
 			return err
 		}
-		// A call whose rows all share extreme values.
-		var more []*resolver.Entry
-		for range 3 {
-			more = append(more, &resolver.Entry{Time: time.UnixMicro(math.MinInt64 + 1).UTC(), Action: resolver.ActionNameCreate,
-				Subject: "x", RecordID: math.MinInt64, AuthorityID: math.MaxInt64, Actor: "test"})
+		// Calls whose rows all share extreme values, and text that is a
+		// plain word or not.
+		for _, actor := range []string{"token:12", "o'brien'); DROP TABLE history; --", "é"} {
+			var more []*resolver.Entry
+			for range 3 {
+				more = append(more, &resolver.Entry{Time: time.UnixMicro(math.MinInt64 + 1).UTC(), Action: resolver.ActionNameCreate,
+					Subject: "x", RecordID: math.MinInt64, AuthorityID: math.MaxInt64, Actor: actor})
+			}
+			entries = append(entries, more...)
+			if err := btx.AppendAll(ctx, more); err != nil {
+				return err
+			}
 		}
-		entries = append(entries, more...)
-		return btx.AppendAll(ctx, more)
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
