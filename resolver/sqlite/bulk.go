@@ -51,11 +51,11 @@ const (
 // resolver.ErrKeyTaken.
 //
 // OR FAIL rather than the default ABORT: a statement that fails keeps the
-// rows it inserted before, which the savepoint around every bulk call
-// (bulkSavepoint) takes back anyway. An ABORT statement that writes
-// several rows needs a statement journal to undo its own rows, and copies
-// there every page it changes first, the B-trees' last pages that every
-// statement of an import changes again: several kilobytes a statement.
+// rows it inserted before, which the bulk call takes back with all its
+// other rows anyway (undo). An ABORT statement that writes several rows
+// needs a statement journal to undo its own rows, and copies there every
+// page it changes first, the B-trees' last pages that every statement of
+// an import changes again: several kilobytes a statement.
 var (
 	bulkHead = [numBulkTables]string{
 		bulkRecords:   `INSERT OR FAIL INTO records (id, urn, key, status, redirect, successor, reason, authority_id, created, updated, body) VALUES `,
@@ -238,8 +238,9 @@ func (t *tx) TakenKeys(ctx context.Context, keys []string) (map[string]bool, err
 // InsertRecords implements resolver.BulkTx. The records get the IDs after
 // the highest stored one, which is what SQLite would give them one by one:
 // records are never deleted, and Update's write lock keeps everyone else
-// from inserting meanwhile. The call runs in a savepoint, so that a key
-// already stored (ErrKeyTaken) leaves nothing of it behind.
+// from inserting meanwhile. When the call fails (a key already stored:
+// ErrKeyTaken), it deletes what it inserted (undo), so that nothing of it
+// stays.
 func (t *tx) InsertRecords(ctx context.Context, recs []*resolver.Record, keys [][]resolver.Key) (err error) {
 	if len(recs) != len(keys) {
 		return fmt.Errorf("sqlite: InsertRecords: %d records but %d key lists", len(recs), len(keys))
@@ -251,40 +252,48 @@ func (t *tx) InsertRecords(ctx context.Context, recs []*resolver.Record, keys []
 	if err := t.w.q[qMaxRecordID].QueryRowContext(ctx).Scan(&last); err != nil {
 		return storeErr(ctx, "inserting records", err)
 	}
-	defer func() {
-		if err != nil {
-			for i := range recs {
-				recs[i].ID = 0
+	if err := t.insertRecords(ctx, last, recs, keys); err != nil {
+		t.undo(ctx, err, func(c context.Context) error {
+			// Only this call's rows have IDs above last, and only its
+			// keys and locations point at them.
+			if _, err := t.exec(c, "taking back keys", qDeleteKeysAbove, last); err != nil {
+				return err
 			}
+			if _, err := t.exec(c, "taking back records", qDeleteRecordsAbove, last); err != nil {
+				return err
+			}
+			for _, r := range recs {
+				for _, l := range r.Locations {
+					if r.ID > last {
+						if _, err := t.exec(c, "taking back locations", qDeleteLocation, l.Key, r.ID); err != nil {
+							return err
+						}
+					}
+				}
+			}
+			return nil
+		})
+		for i := range recs {
+			recs[i].ID = 0
 		}
-	}()
-	return t.bulkSavepoint(ctx, "inserting records", func() error {
-		return t.insertRecords(ctx, last, recs, keys)
-	})
+		return err
+	}
+	return nil
 }
 
-// bulkSavepoint runs fn, a bulk call's writes, in a savepoint: when it
-// fails, nothing it wrote stays, and the transaction goes on.
-func (t *tx) bulkSavepoint(ctx context.Context, what string, fn func() error) (err error) {
-	if _, err := t.w.conn.ExecContext(ctx, `SAVEPOINT bulk`); err != nil {
-		return storeErr(ctx, what, err)
+// undo runs take, which deletes the rows of a bulk call that failed with
+// err, so that the transaction can go on without them (resolver.BulkTx).
+// The bulk calls do not run in a savepoint: a savepoint copies every page
+// that the call changes into a journal first, and with keys that fall all
+// over the keys B-tree (an import not sorted by name) that was a page for
+// nearly every record, which the driver's allocator then gave back to the
+// system one by one: three quarters of such an import's time. When take
+// fails too, the transaction is left in doubt, and Update will not commit
+// it.
+func (t *tx) undo(ctx context.Context, err error, take func(context.Context) error) {
+	if uerr := take(context.WithoutCancel(ctx)); uerr != nil && t.broken == nil {
+		t.broken = fmt.Errorf("sqlite: a failed bulk write (%v) could not be taken back: %w", err, uerr)
 	}
-	defer func() {
-		c := context.WithoutCancel(ctx)
-		if err != nil {
-			// ROLLBACK TO keeps the savepoint open; RELEASE ends it. If
-			// either fails the connection is in doubt, and Update's
-			// rollback replaces it.
-			if _, rerr := t.w.conn.ExecContext(c, `ROLLBACK TO bulk`); rerr == nil {
-				t.w.conn.ExecContext(c, `RELEASE bulk`)
-			}
-			return
-		}
-		if _, rerr := t.w.conn.ExecContext(c, `RELEASE bulk`); rerr != nil {
-			err = storeErr(ctx, what, rerr)
-		}
-	}()
-	return fn()
 }
 
 func (t *tx) insertRecords(ctx context.Context, last int64, recs []*resolver.Record, keys [][]resolver.Key) (err error) {
@@ -318,8 +327,8 @@ func (t *tx) insertRecords(ctx context.Context, last int64, recs []*resolver.Rec
 
 // AppendAll implements resolver.BulkTx: each entry is sealed against the
 // one before it, in order, under Update's write lock (as Append), and all
-// are stored with multi-row INSERTs, in a savepoint: as with Append,
-// nothing of a call that fails stays.
+// are stored with multi-row INSERTs. As with Append, nothing of a call
+// that fails stays (undo).
 func (t *tx) AppendAll(ctx context.Context, entries []*resolver.Entry) error {
 	if len(entries) == 0 {
 		return t.check()
@@ -328,6 +337,7 @@ func (t *tx) AppendAll(ctx context.Context, entries []*resolver.Entry) error {
 	if err != nil {
 		return err
 	}
+	head := last.Seq
 	args := make([]driver.Value, 0, len(entries)*bulkCols[bulkHistory])
 	var tm, action, authority, actor box
 	for _, e := range entries {
@@ -336,10 +346,11 @@ func (t *tx) AppendAll(ctx context.Context, entries []*resolver.Entry) error {
 		args = append(args, e.Seq, tm.int(micros(e.Time)), action.str(string(e.Action)), e.Subject, e.RecordID,
 			authority.int(e.AuthorityID), actor.str(e.Actor), nonNil(e.Data), nonNil(e.Prev), e.Hash)
 	}
-	err = t.bulkSavepoint(ctx, "appending to the history", func() error {
-		return t.insertRows(ctx, bulkArgs{bulkHistory, "appending to the history", args})
-	})
-	if err != nil {
+	if err := t.insertRows(ctx, bulkArgs{bulkHistory, "appending to the history", args}); err != nil {
+		t.undo(ctx, err, func(c context.Context) error {
+			_, err := t.exec(c, "taking back history entries", qDeleteEntriesAbove, head)
+			return err
+		})
 		return err
 	}
 	t.head, t.hasHead = cloneEntry(last), true

@@ -54,6 +54,9 @@ const (
 	qDataVersion
 	qTakenKeys
 	qMaxRecordID
+	qDeleteKeysAbove
+	qDeleteRecordsAbove
+	qDeleteEntriesAbove
 	numQueries
 )
 
@@ -119,6 +122,10 @@ var sqlText = [numQueries]string{
 	// whatever their number, each looked up by the primary key.
 	qTakenKeys:   `SELECT key FROM keys WHERE key IN (SELECT value FROM json_each(?))`,
 	qMaxRecordID: `SELECT coalesce(max(id), 0) FROM records`,
+	// What a failed bulk call takes back (tx.undo).
+	qDeleteKeysAbove:    `DELETE FROM keys WHERE record_id > ?`,
+	qDeleteRecordsAbove: `DELETE FROM records WHERE id > ?`,
+	qDeleteEntriesAbove: `DELETE FROM history WHERE seq > ?`,
 }
 
 // stmts holds prepared statements; only the first numReadQueries are set

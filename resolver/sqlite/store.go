@@ -148,8 +148,8 @@ func (s *Store) open(ctx context.Context) error {
 	//
 	// temp_store=MEMORY keeps the journals of savepoints and statements in
 	// memory (they are only ever read by a rollback on this connection)
-	// rather than spilling them to temporary files: a bulk insert's
-	// savepoint copies every page it changes there.
+	// rather than spilling them to temporary files. (The bulk inserts use
+	// neither: see tx.undo and bulkHead.)
 	s.wdb, err = sql.Open("sqlite", dsn(s.path,
 		"busy_timeout("+busy+")", "cache_size("+cache+")", "foreign_keys(1)", "temp_store(2)",
 		"synchronous(FULL)", "journal_size_limit(67108864)", "wal_autocheckpoint("+strconv.Itoa(writerCheckpoint)+")"))
@@ -392,6 +392,9 @@ func (s *Store) Update(ctx context.Context, fn func(resolver.Tx) error) (err err
 	}()
 	if err := fn(t); err != nil {
 		return err
+	}
+	if t.broken != nil {
+		return t.broken
 	}
 	t.done = true
 	// COMMIT ignores ctx's cancellation: interrupting the commit half-way

@@ -25,6 +25,9 @@ type tx struct {
 	reader
 	w    *writer // the connection of the bulk methods
 	done bool
+	// broken, when set, is why the transaction must not commit: a bulk
+	// call failed and could not take back what it wrote (tx.undo).
+	broken error
 
 	// auths caches Authorities for the transaction: the Service reads them
 	// for every record it writes, and an import writes thousands of records
