@@ -206,8 +206,8 @@ func (t *tx) insertRows(ctx context.Context, sets ...bulkArgs) error {
 }
 
 // TakenKeys implements resolver.BulkTx with one query: the keys travel as
-// one JSON array, which json_each turns into the rows of the IN list, each
-// looked up by the keys table's primary key.
+// one JSON array, which json_each turns into rows, each looked up by the
+// keys table's primary key.
 func (t *tx) TakenKeys(ctx context.Context, keys []string) (map[string]bool, error) {
 	if err := t.check(); err != nil {
 		return nil, err

@@ -119,8 +119,10 @@ var sqlText = [numQueries]string{
 	qAppend:          `INSERT INTO history (` + entryCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	qDataVersion:     `PRAGMA data_version`,
 	// BulkTx (bulk.go). The keys come as one JSON array: one statement
-	// whatever their number, each looked up by the primary key.
-	qTakenKeys:   `SELECT key FROM keys WHERE key IN (SELECT value FROM json_each(?))`,
+	// whatever their number, each looked up by the primary key. A join
+	// rather than IN (SELECT ...), which would first sort the keys into a
+	// temporary index (twice the time).
+	qTakenKeys:   `SELECT k.key FROM json_each(?) j JOIN keys k ON k.key = j.value`,
 	qMaxRecordID: `SELECT coalesce(max(id), 0) FROM records`,
 	// What a failed bulk call takes back (tx.undo).
 	qDeleteKeysAbove:    `DELETE FROM keys WHERE record_id > ?`,
