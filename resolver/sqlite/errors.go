@@ -61,3 +61,10 @@ func storeErr(ctx context.Context, what string, err error) error {
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY: another connection
+// holds a lock this one needs.
+func isBusy(err error) bool {
+	var se *msqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/urikit/urikit/resolver"
@@ -26,14 +27,13 @@ func micros(t time.Time) int64 { return t.UnixMicro() }
 
 func fromMicros(v int64) time.Time { return time.UnixMicro(v).UTC() }
 
-// scanRecord reads the recordCols of the current row. status and body
-// are scanned as sql.RawBytes (no copy): status becomes one of the
-// constants, decodeBody copies what it keeps. head holds the destinations
-// of columns before recordCols (at most one).
+// scanRecord reads the recordCols of the current row. body is scanned as
+// sql.RawBytes (no copy): decodeBody copies what it keeps. head holds the
+// destinations of columns before recordCols (at most one).
 func scanRecord(rows *sql.Rows, head ...any) (resolver.Record, error) {
 	var r resolver.Record
-	var status, body sql.RawBytes
-	var created, updated int64
+	var body sql.RawBytes
+	var status, created, updated int64
 	var dest [12]any
 	n := copy(dest[:1], head)
 	dest[n], dest[n+1], dest[n+2], dest[n+3], dest[n+4], dest[n+5], dest[n+6], dest[n+7], dest[n+8], dest[n+9], dest[n+10] =
@@ -41,34 +41,44 @@ func scanRecord(rows *sql.Rows, head ...any) (resolver.Record, error) {
 	if err := rows.Scan(dest[:n+11]...); err != nil {
 		return r, err
 	}
-	r.Status = statusOf(status)
+	var ok bool
+	if r.Status, ok = statusOf(status); !ok {
+		return r, fmt.Errorf("sqlite: record %d has the unknown status code %d", r.ID, status)
+	}
 	r.Created, r.Updated = fromMicros(created), fromMicros(updated)
 	return r, decodeBody(body, &r)
 }
 
-// statusOf and roleOf give the constant for a stored value without
-// allocating a string for it (the schema's CHECKs allow no other values;
-// anything else is kept as read).
-func statusOf(b []byte) resolver.Status {
-	switch string(b) {
-	case string(resolver.Active):
-		return resolver.Active
-	case string(resolver.Withdrawn):
-		return resolver.Withdrawn
+// Schema 2 stores a record's status and a key's role as small integers.
+// The tables' CHECKs allow no other values than these.
+var (
+	statusCodes = [...]resolver.Status{0: resolver.Active, 1: resolver.Withdrawn}
+	roleCodes   = [...]resolver.Role{0: resolver.RoleName, 1: resolver.RoleAlias, 2: resolver.RoleRetired}
+)
+
+// statusCode and roleCode give the stored code of a value: false for one
+// the schema cannot hold (schema 1's CHECKs refused those too).
+func statusCode(s resolver.Status) (int64, bool) { return code(statusCodes[:], s) }
+func roleCode(r resolver.Role) (int64, bool)     { return code(roleCodes[:], r) }
+
+func statusOf(c int64) (resolver.Status, bool) { return of(statusCodes[:], c) }
+func roleOf(c int64) (resolver.Role, bool)     { return of(roleCodes[:], c) }
+
+func code[T comparable](codes []T, v T) (int64, bool) {
+	for i, c := range codes {
+		if c == v {
+			return int64(i), true
+		}
 	}
-	return resolver.Status(b)
+	return 0, false
 }
 
-func roleOf(b []byte) resolver.Role {
-	switch string(b) {
-	case string(resolver.RoleName):
-		return resolver.RoleName
-	case string(resolver.RoleAlias):
-		return resolver.RoleAlias
-	case string(resolver.RoleRetired):
-		return resolver.RoleRetired
+func of[T any](codes []T, c int64) (T, bool) {
+	if c < 0 || c >= int64(len(codes)) {
+		var zero T
+		return zero, false
 	}
-	return resolver.Role(b)
+	return codes[c], true
 }
 
 // records runs a query whose rows are recordCols.
@@ -112,12 +122,16 @@ func (rd reader) RecordByKey(ctx context.Context, key string) (resolver.Record, 
 		}
 		return resolver.Record{}, "", resolver.ErrNotFound
 	}
-	var role sql.RawBytes
-	r, err := scanRecord(rows, &role)
+	var code int64
+	r, err := scanRecord(rows, &code)
 	if err != nil {
 		return resolver.Record{}, "", storeErr(ctx, "looking up a key", err)
 	}
-	return r, roleOf(role), nil
+	role, ok := roleOf(code)
+	if !ok {
+		return resolver.Record{}, "", fmt.Errorf("sqlite: key %q has the unknown role code %d", key, code)
+	}
+	return r, role, nil
 }
 
 func (rd reader) Record(ctx context.Context, id int64) (resolver.Record, error) {
@@ -152,11 +166,14 @@ func (rd reader) keys(ctx context.Context, st *sql.Stmt, args ...any) ([]resolve
 	var out []resolver.Key
 	for rows.Next() {
 		var k resolver.Key
-		var role string
-		if err := rows.Scan(&k.Key, &k.Spelling, &k.RecordID, &role, &k.Version); err != nil {
+		var code int64
+		if err := rows.Scan(&k.Key, &k.Spelling, &k.RecordID, &code, &k.Version); err != nil {
 			return nil, storeErr(ctx, "reading keys", err)
 		}
-		k.Role = resolver.Role(role)
+		var ok bool
+		if k.Role, ok = roleOf(code); !ok {
+			return nil, fmt.Errorf("sqlite: key %q has the unknown role code %d", k.Key, code)
+		}
 		out = append(out, k)
 	}
 	return out, storeErr(ctx, "reading keys", rows.Err())

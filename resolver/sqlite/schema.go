@@ -115,6 +115,67 @@ var migrations = []migration{
 		)`,
 		`CREATE INDEX history_record ON history(record_id, seq)`,
 	}},
+	// Smaller rows for records and keys, and no foreign key from keys and
+	// locations to records. An import writes a record, a key and a
+	// location or two a name, and checking each row's reference cost a
+	// B-tree descent into records per key and location, a tenth of the
+	// import; the references hold by construction (records are never
+	// deleted, and a key or location is written with the ID of a record
+	// just inserted or read in the same transaction), as in the PostgreSQL
+	// store, which never had these foreign keys. Rows shrink where a value
+	// says what another column says already:
+	//   - records.key is NULL when it equals urn (a name written in its
+	//     canonical form), keys.spelling NULL when it equals key: the
+	//     name's text was stored up to six times;
+	//   - records.successor and reason are NULL when empty;
+	//   - status and role are small integers (statusCode, roleCode) instead
+	//     of words, each of which is the same few bytes in every row.
+	// SQLite cannot change a column's type or constraints in place, so
+	// each table is copied into a new one, dropped and replaced: children
+	// first, so that no foreign key ever points at a dropped table.
+	{2, "smaller rows; keys and locations without per-row foreign key checks", []string{
+		`CREATE TABLE keys_v2 (
+			key       TEXT    NOT NULL PRIMARY KEY,
+			spelling  TEXT,            -- NULL: the same as key
+			record_id INTEGER NOT NULL,
+			role      INTEGER NOT NULL CHECK (role IN (0, 1, 2)), -- roleCode
+			version   INTEGER NOT NULL
+		) WITHOUT ROWID`,
+		`INSERT INTO keys_v2 (key, spelling, record_id, role, version)
+			SELECT key, nullif(spelling, key), record_id,
+				CASE role WHEN 'name' THEN 0 WHEN 'alias' THEN 1 WHEN 'retired' THEN 2 END, version
+			FROM keys ORDER BY key`,
+		`DROP TABLE keys`,
+		`ALTER TABLE keys_v2 RENAME TO keys`,
+		`CREATE INDEX keys_record ON keys(record_id)`,
+		`CREATE TABLE locations_v2 (
+			key       TEXT    NOT NULL,
+			record_id INTEGER NOT NULL,
+			PRIMARY KEY (key, record_id)
+		) WITHOUT ROWID`,
+		`INSERT INTO locations_v2 (key, record_id) SELECT key, record_id FROM locations ORDER BY key, record_id`,
+		`DROP TABLE locations`,
+		`ALTER TABLE locations_v2 RENAME TO locations`,
+		`CREATE TABLE records_v2 (
+			id           INTEGER PRIMARY KEY,
+			urn          TEXT    NOT NULL,
+			key          TEXT,            -- NULL: the same as urn
+			status       INTEGER NOT NULL CHECK (status IN (0, 1)), -- statusCode
+			redirect     INTEGER NOT NULL,
+			successor    TEXT,            -- NULL: none
+			reason       TEXT,            -- NULL: none
+			authority_id INTEGER NOT NULL,
+			created      INTEGER NOT NULL,
+			updated      INTEGER NOT NULL,
+			body         BLOB    NOT NULL
+		)`,
+		`INSERT INTO records_v2 (id, urn, key, status, redirect, successor, reason, authority_id, created, updated, body)
+			SELECT id, urn, nullif(key, urn), CASE status WHEN 'active' THEN 0 WHEN 'withdrawn' THEN 1 END,
+				redirect, nullif(successor, ''), nullif(reason, ''), authority_id, created, updated, body
+			FROM records ORDER BY id`,
+		`DROP TABLE records`,
+		`ALTER TABLE records_v2 RENAME TO records`,
+	}},
 }
 
 // Latest is the schema version this build writes.

@@ -91,7 +91,8 @@ type Store struct {
 	wsem chan struct{} // one token: whoever holds it owns w
 	w    *writer       // guarded by wsem
 
-	lock      *dirLock // with Options.Exclusive
+	ckpt      *checkpointer // copies the WAL into the database file (checkpoint.go)
+	lock      *dirLock      // with Options.Exclusive
 	closed    atomic.Bool
 	migration Migration
 }
@@ -99,8 +100,6 @@ type Store struct {
 type writer struct {
 	conn *sql.Conn
 	q    *stmts
-	// bulk holds the multi-row INSERTs of bulk.go, prepared on first use.
-	bulk [numBulkTables]*sql.Stmt
 	// dataVersion is PRAGMA data_version as Changed last saw it. On the
 	// writer connection it changes only when another connection commits,
 	// and this process's readers never write: so only another process.
@@ -170,11 +169,11 @@ func (s *Store) open(ctx context.Context) error {
 	//
 	// temp_store=MEMORY keeps the journals of savepoints and statements in
 	// memory (they are only ever read by a rollback on this connection)
-	// rather than spilling them to temporary files: a bulk insert's
-	// savepoint copies every page it changes there.
+	// rather than spilling them to temporary files. (The bulk inserts use
+	// neither: see tx.undo and bulkHead.)
 	s.wdb, err = sql.Open("sqlite", dsn(s.path,
 		"busy_timeout("+busy+")", "cache_size("+cache+")", "foreign_keys(1)", "temp_store(2)",
-		"synchronous(FULL)", "journal_size_limit(67108864)", "wal_autocheckpoint(8192)"))
+		"synchronous(FULL)", "journal_size_limit(67108864)", "wal_autocheckpoint("+strconv.Itoa(writerCheckpoint)+")"))
 	if err != nil {
 		return err
 	}
@@ -187,16 +186,28 @@ func (s *Store) open(ctx context.Context) error {
 	if err != nil {
 		return storeErr(ctx, "connecting", err)
 	}
+	// Switching a new file to WAL takes an exclusive lock. When several
+	// processes open the new file at once, SQLite may answer SQLITE_BUSY at
+	// once rather than wait (waiting could deadlock the others' reads):
+	// the switch is tried again until the busy timeout.
 	var mode string
-	if err := conn.QueryRowContext(ctx, `PRAGMA journal_mode = WAL`).Scan(&mode); err != nil {
-		conn.Close()
-		return storeErr(ctx, "switching to WAL", err)
+	deadline := time.Now().Add(s.opts.BusyTimeout)
+	for {
+		err := conn.QueryRowContext(ctx, `PRAGMA journal_mode = WAL`).Scan(&mode)
+		if err == nil {
+			break
+		}
+		if !isBusy(err) || ctx.Err() != nil || time.Now().After(deadline) {
+			conn.Close()
+			return storeErr(ctx, "switching to WAL", err)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	if !strings.EqualFold(mode, "wal") {
 		conn.Close()
 		return fmt.Errorf("the database cannot use WAL mode here (journal_mode is %q); put the data directory on a local file system", mode)
 	}
-	if s.migration, err = migrate(ctx, conn); err != nil {
+	if s.migration, err = s.migrate(ctx, conn); err != nil {
 		conn.Close()
 		return storeErr(ctx, "migrating the schema", err)
 	}
@@ -241,7 +252,10 @@ func (s *Store) open(ctx context.Context) error {
 	s.sdb.SetMaxIdleConns(s.opts.Readers)
 	s.sdb.SetConnMaxLifetime(0)
 	s.sdb.SetConnMaxIdleTime(0)
-	s.snaps, err = newSnapPool(ctx, s.sdb, s.opts.Readers, s.opts.SnapshotAge, &s.gen, s.live)
+	if s.snaps, err = newSnapPool(ctx, s.sdb, s.opts.Readers, s.opts.SnapshotAge, &s.gen, s.live); err != nil {
+		return err
+	}
+	s.ckpt, err = startCheckpointer(s.path, busy)
 	return err
 }
 
@@ -261,18 +275,45 @@ func dsn(path string, pragmas ...string) string {
 // close closes the writer's prepared statements (not its connection).
 func (w *writer) close() {
 	w.q.close()
-	for i, st := range w.bulk {
-		if st != nil {
-			st.Close()
-			w.bulk[i] = nil
-		}
-	}
 }
 
 func (w *writer) readDataVersion(ctx context.Context) (int64, error) {
 	var v int64
 	err := w.q[qDataVersion].QueryRowContext(ctx).Scan(&v)
 	return v, err
+}
+
+// migrate brings the schema on conn up to date. Upgrading a database that
+// holds data changes its tables under every other process that has the
+// file open, and one of an older build would go on reading them with its
+// old statements. So it happens only with the data directory's lock, the
+// one urikit serve holds (Options.Exclusive), taken for the time of the
+// migration when this store does not hold it already: a newer CLI beside
+// a running older server refuses to upgrade the file under it. (An older
+// CLI working on the directory holds no lock, and is not seen.) Another
+// process of this build may hold the lock for the same migration: the lock
+// is awaited for up to the busy timeout, and that one's migration is found
+// done.
+func (s *Store) migrate(ctx context.Context, conn *sql.Conn) (Migration, error) {
+	if s.lock == nil {
+		v, err := schemaVersion(ctx, conn)
+		if err != nil {
+			return Migration{}, err
+		}
+		if v > 0 && v < Latest {
+			deadline := time.Now().Add(s.opts.BusyTimeout)
+			l, err := lockDir(filepath.Dir(s.path))
+			for errors.Is(err, ErrLocked) && time.Now().Before(deadline) && ctx.Err() == nil {
+				time.Sleep(20 * time.Millisecond)
+				l, err = lockDir(filepath.Dir(s.path))
+			}
+			if err != nil {
+				return Migration{From: v, To: v}, fmt.Errorf("the database's schema is version %d, this urikit writes version %d, which the server running on it would not read: stop it, then run urikit migrate or start this urikit's server: %w", v, Latest, err)
+			}
+			defer l.release()
+		}
+	}
+	return migrate(ctx, conn)
 }
 
 // Path is the database file.
@@ -289,7 +330,7 @@ func (s *Store) Migrate(ctx context.Context) (Migration, error) {
 		return Migration{}, err
 	}
 	defer s.releaseWriter()
-	m, err := migrate(ctx, w.conn)
+	m, err := s.migrate(ctx, w.conn)
 	if err == nil {
 		err = ensureStaleIndex(ctx, w.conn)
 	}
@@ -386,6 +427,9 @@ func (s *Store) Update(ctx context.Context, fn func(resolver.Tx) error) (err err
 	if err := fn(t); err != nil {
 		return err
 	}
+	if t.broken != nil {
+		return t.broken
+	}
 	t.done = true
 	// COMMIT ignores ctx's cancellation: interrupting the commit half-way
 	// would leave the caller unsure whether it happened.
@@ -394,6 +438,7 @@ func (s *Store) Update(ctx context.Context, fn func(resolver.Tx) error) (err err
 	}
 	committed = true
 	s.gen.Add(1) // before the caller hears of it: snapshots begun earlier are dropped
+	s.ckpt.committed()
 	return nil
 }
 
@@ -492,6 +537,9 @@ func (s *Store) Close() error {
 
 func (s *Store) release() error {
 	var errs []error
+	if s.ckpt != nil {
+		errs = append(errs, s.ckpt.close())
+	}
 	if s.snaps != nil {
 		s.snaps.close()
 	}

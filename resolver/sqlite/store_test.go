@@ -756,3 +756,37 @@ func TestWatch(t *testing.T) {
 		t.Fatalf("after Watch: %v", err)
 	}
 }
+
+// TestCheckpointer: the checkpointer copies committed pages into the
+// database file by itself, long before the writer's own automatic
+// checkpoint would: the file, read without its WAL, soon holds a record
+// just written.
+func TestCheckpointer(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, t.TempDir())
+	if _, _, err := f.svc.Put(ctx, f.m, "urn:example:checkpointed", input("https://example.org/c")); err != nil {
+		t.Fatal(err)
+	}
+	// immutable=1: SQLite reads the database file as it is, without the
+	// WAL and without locks.
+	db, err := sql.Open("sqlite", "file:"+f.st.Path()+"?immutable=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var n int
+		// A fresh connection each time: an immutable one caches the file.
+		db.SetMaxIdleConns(0)
+		err := db.QueryRow(`SELECT count(*) FROM records WHERE urn = 'urn:example:checkpointed'`).Scan(&n)
+		if err == nil && n == 1 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the database file does not hold the record 10 s after its commit: %d %v", n, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,8 +23,11 @@ var errTxDone = errors.New("sqlite: transaction used after Update returned")
 // while it runs.
 type tx struct {
 	reader
-	w    *writer // the connection and statements of the bulk methods
+	w    *writer // the connection of the bulk methods
 	done bool
+	// broken, when set, is why the transaction must not commit: a bulk
+	// call failed and could not take back what it wrote (tx.undo).
+	broken error
 
 	// auths caches Authorities for the transaction: the Service reads them
 	// for every record it writes, and an import writes thousands of records
@@ -105,9 +109,76 @@ func affected(ctx context.Context, what string, res sql.Result) (int64, error) {
 	return n, storeErr(ctx, what, err)
 }
 
-func recordArgs(r *resolver.Record) []any {
-	return []any{r.URN, r.Key, string(r.Status), r.Redirect, r.Successor, r.Reason, r.AuthorityID,
-		micros(r.Created), micros(r.Updated), encodeBody(r)}
+// recordArgs are the values of a record's columns after its ID, as schema
+// 2 stores them: key NULL when it equals urn, successor and reason NULL
+// when empty, the status as its code. They are of the types the driver
+// binds as they are, so that the bulk path can hand them to it directly.
+func recordArgs(r *resolver.Record) ([]driver.Value, error) {
+	return appendRecordArgs(make([]driver.Value, 0, bulkCols[bulkRecords]), r, &recordBoxes{})
+}
+
+// recordBoxes keeps the interface values of the columns that the records
+// of a batch mostly share (see box).
+type recordBoxes struct{ redirect, authority, created, updated box }
+
+func appendRecordArgs(a []driver.Value, r *resolver.Record, b *recordBoxes) ([]driver.Value, error) {
+	status, ok := statusCode(r.Status)
+	if !ok {
+		return nil, fmt.Errorf("sqlite: record %s: the status %q cannot be stored", r.URN, r.Status)
+	}
+	return append(a, r.URN, unlessEqual(r.Key, r.URN), status, b.redirect.int(int64(r.Redirect)), unlessEqual(r.Successor, ""),
+		unlessEqual(r.Reason, ""), b.authority.int(r.AuthorityID), b.created.int(micros(r.Created)), b.updated.int(micros(r.Updated)),
+		encodeBody(r)), nil
+}
+
+// box is the interface value of one column in the rows of a bulk call,
+// reused while the value stays the same: converting an int64 (above 255)
+// or a string to an interface allocates, and most columns of an import
+// batch hold one value in every row (its time, authority, actor...).
+type box struct{ v driver.Value }
+
+func (b *box) int(v int64) driver.Value {
+	if x, ok := b.v.(int64); !ok || x != v {
+		b.v = v
+	}
+	return b.v
+}
+
+func (b *box) str(v string) driver.Value {
+	if x, ok := b.v.(string); !ok || x != v {
+		b.v = v
+	}
+	return b.v
+}
+
+// appendKeyArgs appends the values of a key's columns (keyInsertCols).
+// recordID is the key's RecordID as an interface value (nil: box it).
+func appendKeyArgs(a []driver.Value, k *resolver.Key, recordID driver.Value) ([]driver.Value, error) {
+	role, ok := roleCode(k.Role)
+	if !ok {
+		return nil, fmt.Errorf("sqlite: key %s: the role %q cannot be stored", k.Key, k.Role)
+	}
+	if recordID == nil {
+		recordID = k.RecordID
+	}
+	return append(a, k.Key, unlessEqual(k.Spelling, k.Key), recordID, role, int64(k.Version)), nil
+}
+
+// unlessEqual is s, or NULL when s equals what its column's NULL stands for.
+func unlessEqual(s, null string) driver.Value {
+	if s == null {
+		return nil
+	}
+	return s
+}
+
+// anys converts driver values for the variadic arguments of database/sql.
+func anys(v []driver.Value) []any {
+	out := make([]any, len(v))
+	for i, x := range v {
+		out[i] = x
+	}
+	return out
 }
 
 func (t *tx) insertLocations(ctx context.Context, r *resolver.Record) error {
@@ -120,7 +191,11 @@ func (t *tx) insertLocations(ctx context.Context, r *resolver.Record) error {
 }
 
 func (t *tx) InsertRecord(ctx context.Context, rec *resolver.Record) error {
-	res, err := t.exec(ctx, "inserting a record", qInsertRecord, recordArgs(rec)...)
+	args, err := recordArgs(rec)
+	if err != nil {
+		return err
+	}
+	res, err := t.exec(ctx, "inserting a record", qInsertRecord, anys(args)...)
 	if err != nil {
 		return err
 	}
@@ -137,7 +212,11 @@ func (t *tx) UpdateRecord(ctx context.Context, rec resolver.Record) error {
 	if err != nil {
 		return err
 	}
-	if _, err := t.exec(ctx, "updating a record", qUpdateRecord, append(recordArgs(&rec), rec.ID)...); err != nil {
+	args, err := recordArgs(&rec)
+	if err != nil {
+		return err
+	}
+	if _, err := t.exec(ctx, "updating a record", qUpdateRecord, append(anys(args), rec.ID)...); err != nil {
 		return err
 	}
 	// The location index changes by what changed: the stored body says
@@ -153,7 +232,11 @@ func (t *tx) UpdateRecord(ctx context.Context, rec resolver.Record) error {
 }
 
 func (t *tx) PutKey(ctx context.Context, k resolver.Key) error {
-	res, err := t.exec(ctx, "storing a key", qPutKey, k.Key, k.Spelling, k.RecordID, string(k.Role), k.Version)
+	args, err := appendKeyArgs(nil, &k, nil)
+	if err != nil {
+		return err
+	}
+	res, err := t.exec(ctx, "storing a key", qPutKey, anys(args)...)
 	if err != nil {
 		return err
 	}

@@ -30,9 +30,9 @@ const qRecordStates = `WITH ids(id) AS (
 	SELECT id FROM (SELECT DISTINCT record_id AS id FROM keys WHERE record_id > ?1 ORDER BY record_id LIMIT ?2)
 	ORDER BY id LIMIT ?2)
 SELECT ids.id,
-	r.id, r.urn, r.key, r.status, r.redirect, r.successor, r.reason, r.authority_id, r.created, r.updated, r.body,
+	r.id, r.urn, coalesce(r.key, r.urn), r.status, r.redirect, coalesce(r.successor, ''), coalesce(r.reason, ''), r.authority_id, r.created, r.updated, r.body,
 	h.seq, h.time, h.action, h.subject, h.record_id, h.authority_id, h.actor, h.data, h.prev, h.hash,
-	k.key, k.spelling, k.role, k.version
+	k.key, coalesce(k.spelling, k.key), k.role, k.version
 FROM ids
 LEFT JOIN records r ON r.id = ids.id
 LEFT JOIN history h ON h.seq = (SELECT max(seq) FROM history WHERE record_id = ids.id)
@@ -101,14 +101,14 @@ func recordStates(ctx context.Context, q queryer, after int64, limit int) ([]res
 	at := map[int64]int{} // ID → index in out
 	for rows.Next() {
 		var id int64
-		var rid, redirect, authority, created, updated sql.NullInt64
-		var urn, key, status, successor, reason sql.NullString
+		var rid, status, redirect, authority, created, updated sql.NullInt64
+		var urn, key, successor, reason sql.NullString
 		var body []byte
 		var seq, etime, erec, eauth sql.NullInt64
 		var action, subject, actor sql.NullString
 		var data, prev, hash []byte
-		var kkey, spelling, role sql.NullString
-		var version sql.NullInt64
+		var kkey, spelling sql.NullString
+		var role, version sql.NullInt64
 		if err := rows.Scan(&id,
 			&rid, &urn, &key, &status, &redirect, &successor, &reason, &authority, &created, &updated, &body,
 			&seq, &etime, &action, &subject, &erec, &eauth, &actor, &data, &prev, &hash,
@@ -121,7 +121,11 @@ func recordStates(ctx context.Context, q queryer, after int64, limit int) ([]res
 			if rid.Valid {
 				st.HasRecord = true
 				r := &st.Record
-				r.ID, r.URN, r.Key, r.Status = rid.Int64, urn.String, key.String, statusOf([]byte(status.String))
+				var ok bool
+				if r.Status, ok = statusOf(status.Int64); !ok {
+					return nil, fmt.Errorf("sqlite: record %d (%s) has the unknown status code %d", id, urn.String, status.Int64)
+				}
+				r.ID, r.URN, r.Key = rid.Int64, urn.String, key.String
 				r.Redirect, r.Successor, r.Reason, r.AuthorityID = int(redirect.Int64), successor.String, reason.String, authority.Int64
 				r.Created, r.Updated = fromMicros(created.Int64), fromMicros(updated.Int64)
 				if err := decodeBody(body, r); err != nil {
@@ -140,9 +144,13 @@ func recordStates(ctx context.Context, q queryer, after int64, limit int) ([]res
 			out = append(out, st)
 		}
 		if kkey.Valid {
+			r, ok := roleOf(role.Int64)
+			if !ok {
+				return nil, fmt.Errorf("sqlite: key %q has the unknown role code %d", kkey.String, role.Int64)
+			}
 			st := &out[i]
 			st.Keys = append(st.Keys, resolver.Key{Key: kkey.String, Spelling: spelling.String, RecordID: id,
-				Role: roleOf([]byte(role.String)), Version: int(version.Int64)})
+				Role: r, Version: int(version.Int64)})
 		}
 	}
 	if err := rows.Err(); err != nil {

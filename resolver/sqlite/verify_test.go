@@ -29,9 +29,9 @@ func TestVerifyFindsSQLEdits(t *testing.T) {
 			[]string{`locations[0].url is "https://evil.exa.mp/b" in the records table but "https://example.org/b"`}},
 		{"Redirect", `UPDATE records SET redirect = 301 WHERE urn = 'urn:example:b'`,
 			[]string{"redirect is 301 in the records table but 303"}},
-		{"Withdrawn", `UPDATE records SET status = 'withdrawn', reason = 'x' WHERE urn = 'urn:example:b'`,
+		{"Withdrawn", `UPDATE records SET status = 1, reason = 'x' WHERE urn = 'urn:example:b'`,
 			[]string{`status is "withdrawn"`}},
-		{"AliasAdded", `INSERT INTO keys (key, spelling, record_id, role, version) SELECT 'urn:example:forged', 'urn:example:forged', id, 'alias', ` +
+		{"AliasAdded", `INSERT INTO keys (key, spelling, record_id, role, version) SELECT 'urn:example:forged', NULL, id, 1, ` +
 			strconv.Itoa(urn.KeyVersion) + ` FROM records WHERE urn = 'urn:example:b'`,
 			[]string{`"urn:example:forged"`, "an alias of it, which the history does not"}},
 		{"KeyMoved", `UPDATE keys SET record_id = (SELECT id FROM records WHERE urn = 'urn:example:a') WHERE key = 'urn:example:b-alias'`,
