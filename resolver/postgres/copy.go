@@ -1,10 +1,11 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
+	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,7 +14,7 @@ import (
 )
 
 // copyRows builds the data of a COPY … FROM STDIN (FORMAT binary): the
-// rows of an import batch, written straight into one buffer. pgx's own
+// rows of an import batch, written straight into a buffer. pgx's own
 // CopyFrom takes each value as an interface and looks up its encoder
 // value by value, which cost more than everything else the import does
 // in this process; the few column types the bulk tables use are simple
@@ -26,12 +27,6 @@ type copyRows struct {
 // copyHeader is the signature, the flags field (no OIDs) and the length
 // of the header extension (none).
 const copyHeader = "PGCOPY\n\xff\r\n\x00" + "\x00\x00\x00\x00" + "\x00\x00\x00\x00"
-
-func newCopyRows(size int) *copyRows {
-	c := &copyRows{b: make([]byte, 0, size)}
-	c.b = append(c.b, copyHeader...)
-	return c
-}
 
 // row starts a row of n fields.
 func (c *copyRows) row(n int) { c.b = binary.BigEndian.AppendUint16(c.b, uint16(n)) }
@@ -119,15 +114,66 @@ func (c *copyRows) timestamptz(t time.Time) {
 	c.int8(us)
 }
 
-// end ends the data and returns it.
-func (c *copyRows) end() []byte {
-	c.b = binary.BigEndian.AppendUint16(c.b, 0xffff)
-	return c.b
+// copyChunk is how much encoded data a copyReader gathers before it
+// hands it on: what pgconn sends in one message.
+const copyChunk = 64 << 10
+
+// copyReader is the data of one COPY, encoded row by row as pgconn reads
+// it: the server parses and stores the rows of one chunk while the next
+// is being encoded (pgconn reads in a goroutine of its own), and the
+// batch is never held encoded whole.
+type copyReader struct {
+	mu     sync.Mutex
+	c      copyRows
+	off    int                  // of c.b, what Read has handed out
+	next   int                  // the next row to encode
+	n      int                  // rows
+	encode func(int, *copyRows) // writes row i
+	state  int                  // 0: header to write, 1: rows, 2: trailer written, 3: closed
 }
 
-// copyIn runs COPY table (cols) FROM STDIN (FORMAT binary) with data.
-func copyIn(ctx context.Context, tx pgx.Tx, table string, cols []string, data []byte) error {
+func (r *copyReader) Read(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.off == len(r.c.b) {
+		r.c.b, r.off = r.c.b[:0], 0
+		if r.state == 0 {
+			r.c.b = append(r.c.b, copyHeader...)
+			r.state = 1
+		}
+		for r.state == 1 && len(r.c.b) < min(len(p), copyChunk) {
+			if r.next == r.n {
+				r.c.b = binary.BigEndian.AppendUint16(r.c.b, 0xffff) // the end of the data
+				r.state = 2
+				break
+			}
+			r.encode(r.next, &r.c)
+			r.next++
+		}
+		if r.off == len(r.c.b) {
+			return 0, io.EOF
+		}
+	}
+	n := copy(p, r.c.b[r.off:])
+	r.off += n
+	return n, nil
+}
+
+// close makes Read end the data, and returns once no Read is under way:
+// encode is not called after it.
+func (r *copyReader) close() {
+	r.mu.Lock()
+	r.state, r.off, r.c.b = 3, 0, nil
+	r.mu.Unlock()
+}
+
+// copyIn runs COPY table (cols) FROM STDIN (FORMAT binary) with n rows,
+// encode writing row i. encode runs in another goroutine while copyIn
+// waits, and never after copyIn returns.
+func copyIn(ctx context.Context, tx pgx.Tx, table string, cols []string, n int, encode func(i int, c *copyRows)) error {
 	sql := "COPY " + pgx.Identifier{table}.Sanitize() + " (" + strings.Join(cols, ", ") + ") FROM STDIN (FORMAT binary)"
-	_, err := tx.Conn().PgConn().CopyFrom(ctx, bytes.NewReader(data), sql)
+	r := &copyReader{n: n, encode: encode, c: copyRows{b: make([]byte, 0, copyChunk+4096)}}
+	defer r.close() // pgconn may return before its reading goroutine ends (a broken connection)
+	_, err := tx.Conn().PgConn().CopyFrom(ctx, r, sql)
 	return err
 }
