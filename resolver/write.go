@@ -117,6 +117,24 @@ type PutResult struct {
 // and is skipped whole; the others are written. Either every accepted
 // record of the batch is durable when PutMany returns nil, or none is.
 func (s *Service) PutMany(ctx context.Context, p Principal, batch []NamedInput) ([]PutResult, error) {
+	return s.PutPrepared(ctx, s.PrepareMany(p, batch))
+}
+
+// PreparedBatch is a PutMany batch after the checks that need no stored
+// data (PrepareMany), ready for PutPrepared.
+type PreparedBatch struct {
+	p     Principal
+	batch []NamedInput
+	res   []PutResult
+	ok    []checkedInput
+}
+
+// PrepareMany does the part of PutMany that reads nothing from the store:
+// it parses and checks every record of batch. An import prepares the next
+// batch with it while the store writes the one before (PutPrepared), and
+// so keeps the order of its batches. batch must not change until
+// PutPrepared has returned.
+func (s *Service) PrepareMany(p Principal, batch []NamedInput) *PreparedBatch {
 	res := make([]PutResult, len(batch))
 	ok := make([]checkedInput, len(batch))
 	for i, in := range batch {
@@ -129,6 +147,12 @@ func (s *Service) PutMany(ctx context.Context, p Principal, batch []NamedInput) 
 		}
 		ok[i].u, res[i].Err = u, err
 	}
+	return &PreparedBatch{p: p, batch: batch, res: res, ok: ok}
+}
+
+// PutPrepared writes a batch PrepareMany prepared, as PutMany does.
+func (s *Service) PutPrepared(ctx context.Context, pb *PreparedBatch) ([]PutResult, error) {
+	p, batch, res, ok := pb.p, pb.batch, pb.res, pb.ok
 	var out []PutResult
 	var retired []string
 	var err error
@@ -255,17 +279,36 @@ func (s *Service) putNew(ctx context.Context, tx BulkTx, p Principal, batch []Na
 	if len(recs) == 0 {
 		return done, nil
 	}
-	if err := tx.InsertRecords(ctx, recs, keys); err != nil {
+	// The history's data, which holds no ID, is encoded while the store
+	// inserts the records (mostly a wait on a server, or the store's work
+	// on another processor): from copies, since InsertRecords sets the IDs.
+	datas := make([][]byte, len(recs))
+	marshaled := make(chan error, 1)
+	snap := make([]Record, len(recs))
+	for j, rec := range recs {
+		snap[j] = *rec
+	}
+	go func() {
+		for j := range snap {
+			var err error
+			if datas[j], err = snap[j].MarshalJSON(); err != nil { // = json.Marshal(rec), without re-compacting its output
+				marshaled <- err
+				return
+			}
+		}
+		marshaled <- nil
+	}()
+	err = tx.InsertRecords(ctx, recs, keys)
+	if merr := <-marshaled; err == nil {
+		err = merr
+	}
+	if err != nil {
 		return nil, err
 	}
 	entries := make([]*Entry, len(recs))
 	for j, rec := range recs {
-		data, err := rec.MarshalJSON() // = json.Marshal(*rec), without re-compacting its output
-		if err != nil {
-			return nil, err
-		}
 		entries[j] = &Entry{Time: now, Action: ActionNameCreate, Subject: rec.URN, RecordID: rec.ID,
-			AuthorityID: rec.AuthorityID, Actor: actors[j].Actor(), Data: data}
+			AuthorityID: rec.AuthorityID, Actor: actors[j].Actor(), Data: datas[j]}
 	}
 	if err := tx.AppendAll(ctx, entries); err != nil {
 		return nil, err
