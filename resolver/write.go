@@ -195,14 +195,16 @@ func (s *Service) PutPrepared(ctx context.Context, pb *PreparedBatch) ([]PutResu
 	if err != nil {
 		return nil, storeError(err)
 	}
-	keys := retired
-	for i, r := range out {
-		if r.Err == nil {
-			keys = append(keys, recordKeys(r.Record, ok[i].u.Key(), ok[i].aliasKeys)...)
+	if s.cache != nil { // (an import has none)
+		keys := retired
+		for i, r := range out {
+			if r.Err == nil {
+				keys = append(keys, recordKeys(r.Record, ok[i].u.Key(), ok[i].aliasKeys)...)
+			}
 		}
-	}
-	if len(keys) > 0 {
-		s.Invalidate(keys...)
+		if len(keys) > 0 {
+			s.Invalidate(keys...)
+		}
 	}
 	return out, nil
 }
@@ -221,10 +223,10 @@ type checkedInput struct {
 // history entries: their keys are disjoint from every other record's.
 // It fills in out for them, and returns which records it wrote.
 func (s *Service) putNew(ctx context.Context, tx BulkTx, p Principal, batch []NamedInput, in []checkedInput, out []PutResult) ([]bool, error) {
-	var all []string
+	all := make([]string, 0, len(batch))
 	for i := range batch {
 		if out[i].Err == nil {
-			all = append(append(all, in[i].u.Key()), in[i].aliasKeys...)
+			all = append(append(all, in[i].draft.Key), in[i].aliasKeys...) // draft.Key is u.Key()
 		}
 	}
 	if len(all) == 0 {
@@ -241,16 +243,16 @@ func (s *Service) putNew(ctx context.Context, tx BulkTx, p Principal, batch []Na
 	done := make([]bool, len(batch))
 	seen := make(map[string]bool, len(all))
 	now := s.now()
-	var recs []*Record
-	var keys [][]Key
-	var idx []int
-	var actors []Principal
+	recs := make([]*Record, 0, len(batch))
+	keys := make([][]Key, 0, len(batch))
+	idx := make([]int, 0, len(batch))
+	actors := make([]Principal, 0, len(batch))
 	for i := range batch {
 		if out[i].Err != nil {
 			continue
 		}
 		c := in[i]
-		ks := append([]string{c.u.Key()}, c.aliasKeys...)
+		ks := append([]string{c.draft.Key}, c.aliasKeys...)
 		fresh := true
 		for _, k := range ks {
 			fresh = fresh && !taken[k] && !seen[k]

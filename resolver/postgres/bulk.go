@@ -26,9 +26,13 @@ import (
 // well within Options.Timeout.
 func (s *Store) ImportBatch() int { return 10000 }
 
-// TakenKeys implements resolver.BulkTx.
+// TakenKeys implements resolver.BulkTx. The keys are joined to the index
+// one by one: key = ANY(array) with a batch's thousands of keys is planned
+// as a scan of the whole table that hashes the array, whose cost grows
+// with the directory and not with the batch, and its planning estimates
+// each element.
 func (t *tx) TakenKeys(ctx context.Context, keys []string) (map[string]bool, error) {
-	rows, err := t.tx.Query(ctx, `SELECT key FROM keys WHERE key = ANY($1::text[])`, keys)
+	rows, err := t.tx.Query(ctx, `SELECT k.key FROM unnest($1::text[]) AS u(key) JOIN keys k ON k.key = u.key`, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -54,21 +58,17 @@ func (t *tx) InsertRecords(ctx context.Context, recs []*resolver.Record, keys []
 		return nil
 	}
 	t.wrote = true
-	// The IDs, from the records' sequence in one query (the sequence is
-	// looked up once: pg_get_serial_sequence in the select list would run
-	// for every row, and took a tenth of the server's time).
-	rows, err := t.tx.Query(ctx, `SELECT nextval(s) FROM CAST(pg_get_serial_sequence('records', 'id') AS regclass) AS s,
-		generate_series(1, $1)`, len(recs))
-	if err != nil {
+	// The IDs: a run of len(recs) values of the records' sequence, taken
+	// by moving it on past them at once. Nobody takes a value in between:
+	// records are inserted only in Update, under the head lock, as here;
+	// and if somebody did, the primary key would refuse the second use of
+	// an ID, not store it twice.
+	var last int64
+	if err := t.tx.QueryRow(ctx, `SELECT setval(s, nextval(s) + $1 - 1)
+		FROM CAST(pg_get_serial_sequence('records', 'id') AS regclass) AS s`, int64(len(recs))).Scan(&last); err != nil {
 		return err
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return err
-	}
-	if len(ids) != len(recs) {
-		return fmt.Errorf("postgres: InsertRecords: %d IDs for %d records", len(ids), len(recs))
-	}
+	first := last - int64(len(recs)) + 1
 	// Everything the rows need is settled here: the encoders below run
 	// in pgconn's goroutine, and only read.
 	type loc struct {
@@ -78,7 +78,7 @@ func (t *tx) InsertRecords(ctx context.Context, recs []*resolver.Record, keys []
 	var locs []loc
 	var ks []*resolver.Key
 	for i, r := range recs {
-		r.ID = ids[i]
+		r.ID = first + int64(i)
 		for j, l := range r.Locations {
 			if !slices.ContainsFunc(r.Locations[:j], func(m resolver.Location) bool { return m.Key == l.Key }) {
 				locs = append(locs, loc{l.Key, r.ID})
@@ -91,7 +91,7 @@ func (t *tx) InsertRecords(ctx context.Context, recs []*resolver.Record, keys []
 			t.keys[k.Key] = true
 		}
 	}
-	err = copyIn(ctx, t.tx, "records", recordColumns, len(recs), func(i int, c *copyRows) {
+	err := copyIn(ctx, t.tx, "records", recordColumns, len(recs), func(i int, c *copyRows) {
 		r := recs[i]
 		c.row(16)
 		c.int8(r.ID)
