@@ -9,6 +9,7 @@ import (
 
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/postgres"
+	"github.com/urikit/urikit/urn"
 )
 
 // TestBulkRowsMatchOneByOne: the records PutMany writes with binary COPY
@@ -123,5 +124,59 @@ func TestBulkRowsMatchOneByOne(t *testing.T) {
 				t.Errorf("the clock's time %v is not in the rows:\n%.500s", at, one)
 			}
 		})
+	}
+}
+
+// TestTakenKeys: both ways TakenKeys finds stored keys — the range between
+// the least and greatest key asked, when it holds few stored keys, and a
+// look-up per key when it holds many — give exactly the stored keys among
+// those asked, in the byte order of the keys' collation ("Y" < "Z" < "a").
+func TestTakenKeys(t *testing.T) {
+	ctx := context.Background()
+	st := open(t, cluster.NewDB(t), postgres.Options{})
+	svc := resolver.New(st, resolver.Options{AdminToken: "admin"})
+	admin, _ := svc.Authenticate(ctx, "admin")
+	if _, _, err := svc.CreateAuthority(ctx, admin, "Example", []string{"urn:example:"}); err != nil {
+		t.Fatal(err)
+	}
+	batch := importBatch(0, 1000)
+	for _, n := range []string{"urn:example:Z", "urn:example:a", "urn:example:%C3%A9"} {
+		batch = append(batch, resolver.NamedInput{URN: n, RecordInput: resolver.RecordInput{
+			Locations: []resolver.Location{{URL: "https://example.org/" + n}}}})
+	}
+	if _, err := svc.PutMany(ctx, resolver.Operator, batch); err != nil {
+		t.Fatal(err)
+	}
+	key := func(n string) string { return urn.MustParse(n).Key() }
+	stored := key("urn:example:imp-00000500")
+	for name, c := range map[string]struct{ ask, want []string }{
+		"sparse": {ask: []string{key("urn:example:imp-00000999"), key("urn:example:imp-00000999x"), key("urn:example:imp-00001000")},
+			want: []string{key("urn:example:imp-00000999")}},
+		"dense": {ask: []string{key("urn:example:imp-00000000"), stored + "x", stored, key("urn:example:imp-00000999"), "urn:example:imp-"},
+			want: []string{key("urn:example:imp-00000000"), stored, key("urn:example:imp-00000999")}},
+		"collation": {ask: []string{key("urn:example:Y"), key("urn:example:Z"), key("urn:example:a")}, // a range only in byte order
+			want: []string{key("urn:example:Z"), key("urn:example:a")}},
+		"percent": {ask: []string{key("urn:example:%C3%A9"), key("urn:example:%C3%A8")},
+			want: []string{key("urn:example:%C3%A9")}},
+		"none": {ask: []string{"urn:other:x"}},
+	} {
+		err := st.Update(ctx, func(tx resolver.Tx) error {
+			taken, err := tx.(resolver.BulkTx).TakenKeys(ctx, c.ask)
+			if err != nil {
+				return err
+			}
+			if len(taken) != len(c.want) {
+				t.Errorf("%s: %d taken (%v), want %v", name, len(taken), taken, c.want)
+			}
+			for _, k := range c.want {
+				if !taken[k] {
+					t.Errorf("%s: %s not taken; got %v", name, k, taken)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
