@@ -145,6 +145,14 @@ func (s *Service) PrepareMany(p Principal, batch []NamedInput) *PreparedBatch {
 		if err == nil {
 			ok[i].draft, ok[i].aliasKeys, err = s.checkInput(u, in.RecordInput)
 		}
+		if err == nil {
+			c := &ok[i]
+			c.forms = make([]nameForms, 1, 1+len(c.aliasKeys))
+			c.forms[0] = formsOf(u, c.draft.Key) // draft.Key is u.Key()
+			for j, a := range c.draft.Aliases {
+				c.forms = append(c.forms, formsOf(urn.MustParse(a), c.aliasKeys[j]))
+			}
+		}
 		ok[i].u, res[i].Err = u, err
 	}
 	return &PreparedBatch{p: p, batch: batch, res: res, ok: ok}
@@ -214,6 +222,7 @@ type checkedInput struct {
 	u         urn.URN
 	draft     Record
 	aliasKeys []string
+	forms     []nameForms // of the name and the aliases, for mayWriteForms
 }
 
 // putNew writes, through tx's bulk methods, the records of a batch that
@@ -261,11 +270,7 @@ func (s *Service) putNew(ctx context.Context, tx BulkTx, p Principal, batch []Na
 		if !fresh {
 			continue
 		}
-		names := []urn.URN{c.u}
-		for _, a := range c.draft.Aliases {
-			names = append(names, urn.MustParse(a))
-		}
-		actor, err := mayWrite(auths, p, names...)
+		actor, err := mayWriteForms(auths, p, c.forms)
 		if err != nil {
 			out[i].Err, done[i] = err, true // broke a rule: skipped, as put would
 			continue
@@ -498,20 +503,40 @@ func ownerOf(auths []Authority, canonical string) (Authority, bool) {
 // under another authority's prefix the name is that authority's too, and
 // nobody else may create it.
 func mayWrite(auths []Authority, p Principal, names ...urn.URN) (Principal, error) {
+	forms := make([]nameForms, len(names))
 	for i, n := range names {
-		a, ok := ownerOf(auths, n.CanonicalString())
+		forms[i] = formsOf(n, n.Key())
+	}
+	return mayWriteForms(auths, p, forms)
+}
+
+// nameForms are the forms of a name that mayWrite compares.
+type nameForms struct {
+	assigned, canonical, key string
+}
+
+// formsOf gives the forms of n, whose key is key.
+func formsOf(n urn.URN, key string) nameForms {
+	return nameForms{n.AssignedName(), n.CanonicalString(), key}
+}
+
+// mayWriteForms is mayWrite on names whose forms are computed already
+// (PrepareMany does it outside the transaction).
+func mayWriteForms(auths []Authority, p Principal, names []nameForms) (Principal, error) {
+	for i, n := range names {
+		a, ok := ownerOf(auths, n.canonical)
 		if !ok {
-			return p, errorf(KindForbidden, "no naming authority owns %s", n.AssignedName())
+			return p, errorf(KindForbidden, "no naming authority owns %s", n.assigned)
 		}
 		if p.Operator && i == 0 {
 			p.AuthorityID = a.ID
 		}
 		if a.ID != p.AuthorityID {
-			return p, errorf(KindForbidden, "%s belongs to another naming authority", n.AssignedName())
+			return p, errorf(KindForbidden, "%s belongs to another naming authority", n.assigned)
 		}
-		if k := n.Key(); k != n.CanonicalString() {
-			if b, ok := ownerOf(auths, k); ok && b.ID != a.ID {
-				return p, errorf(KindForbidden, "%s is equivalent to %s, which belongs to another naming authority", n.AssignedName(), k)
+		if n.key != n.canonical {
+			if b, ok := ownerOf(auths, n.key); ok && b.ID != a.ID {
+				return p, errorf(KindForbidden, "%s is equivalent to %s, which belongs to another naming authority", n.assigned, n.key)
 			}
 		}
 	}

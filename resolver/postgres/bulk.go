@@ -98,15 +98,18 @@ func (t *tx) InsertRecords(ctx context.Context, recs []*resolver.Record, keys []
 		return err
 	}
 	first := last - int64(len(recs)) + 1
-	// Everything the rows need is settled here: the encoders below run
-	// in pgconn's goroutine, and only read.
+	// The records' rows are encoded in pgconn's goroutine while the
+	// server stores the rows before them (copyIn returns once the encoder
+	// is done), and with them what the other tables' rows need: IDs, the
+	// distinct location keys, the keys.
 	type loc struct {
 		key string
 		id  int64
 	}
-	var locs []loc
-	var ks []*resolver.Key
-	for i, r := range recs {
+	locs := make([]loc, 0, len(recs))
+	ks := make([]*resolver.Key, 0, len(recs))
+	err := copyIn(ctx, t.tx, "records", recordColumns, len(recs), func(i int, c *copyRows) {
+		r := recs[i]
 		r.ID = first + int64(i)
 		for j, l := range r.Locations {
 			if !slices.ContainsFunc(r.Locations[:j], func(m resolver.Location) bool { return m.Key == l.Key }) {
@@ -119,9 +122,6 @@ func (t *tx) InsertRecords(ctx context.Context, recs []*resolver.Record, keys []
 			ks = append(ks, k)
 			t.keys[k.Key] = true
 		}
-	}
-	err := copyIn(ctx, t.tx, "records", recordColumns, len(recs), func(i int, c *copyRows) {
-		r := recs[i]
 		c.row(16)
 		c.int8(r.ID)
 		c.text(r.URN)
