@@ -117,6 +117,24 @@ type PutResult struct {
 // and is skipped whole; the others are written. Either every accepted
 // record of the batch is durable when PutMany returns nil, or none is.
 func (s *Service) PutMany(ctx context.Context, p Principal, batch []NamedInput) ([]PutResult, error) {
+	return s.PutPrepared(ctx, s.PrepareMany(p, batch))
+}
+
+// PreparedBatch is a PutMany batch after the checks that need no stored
+// data (PrepareMany), ready for PutPrepared.
+type PreparedBatch struct {
+	p     Principal
+	batch []NamedInput
+	res   []PutResult
+	ok    []checkedInput
+}
+
+// PrepareMany does the part of PutMany that reads nothing from the store:
+// it parses and checks every record of batch. An import prepares the next
+// batch with it while the store writes the one before (PutPrepared), and
+// so keeps the order of its batches. batch must not change until
+// PutPrepared has returned.
+func (s *Service) PrepareMany(p Principal, batch []NamedInput) *PreparedBatch {
 	res := make([]PutResult, len(batch))
 	ok := make([]checkedInput, len(batch))
 	for i, in := range batch {
@@ -127,8 +145,22 @@ func (s *Service) PutMany(ctx context.Context, p Principal, batch []NamedInput) 
 		if err == nil {
 			ok[i].draft, ok[i].aliasKeys, err = s.checkInput(u, in.RecordInput)
 		}
+		if err == nil {
+			c := &ok[i]
+			c.forms = make([]nameForms, 1, 1+len(c.aliasKeys))
+			c.forms[0] = formsOf(u, c.draft.Key) // draft.Key is u.Key()
+			for j, a := range c.draft.Aliases {
+				c.forms = append(c.forms, formsOf(urn.MustParse(a), c.aliasKeys[j]))
+			}
+		}
 		ok[i].u, res[i].Err = u, err
 	}
+	return &PreparedBatch{p: p, batch: batch, res: res, ok: ok}
+}
+
+// PutPrepared writes a batch PrepareMany prepared, as PutMany does.
+func (s *Service) PutPrepared(ctx context.Context, pb *PreparedBatch) ([]PutResult, error) {
+	p, batch, res, ok := pb.p, pb.batch, pb.res, pb.ok
 	var out []PutResult
 	var retired []string
 	var err error
@@ -171,14 +203,16 @@ func (s *Service) PutMany(ctx context.Context, p Principal, batch []NamedInput) 
 	if err != nil {
 		return nil, storeError(err)
 	}
-	keys := retired
-	for i, r := range out {
-		if r.Err == nil {
-			keys = append(keys, recordKeys(r.Record, ok[i].u.Key(), ok[i].aliasKeys)...)
+	if s.cache != nil { // (an import has none)
+		keys := retired
+		for i, r := range out {
+			if r.Err == nil {
+				keys = append(keys, recordKeys(r.Record, ok[i].u.Key(), ok[i].aliasKeys)...)
+			}
 		}
-	}
-	if len(keys) > 0 {
-		s.Invalidate(keys...)
+		if len(keys) > 0 {
+			s.Invalidate(keys...)
+		}
 	}
 	return out, nil
 }
@@ -188,6 +222,7 @@ type checkedInput struct {
 	u         urn.URN
 	draft     Record
 	aliasKeys []string
+	forms     []nameForms // of the name and the aliases, for mayWriteForms
 }
 
 // putNew writes, through tx's bulk methods, the records of a batch that
@@ -197,10 +232,10 @@ type checkedInput struct {
 // history entries: their keys are disjoint from every other record's.
 // It fills in out for them, and returns which records it wrote.
 func (s *Service) putNew(ctx context.Context, tx BulkTx, p Principal, batch []NamedInput, in []checkedInput, out []PutResult) ([]bool, error) {
-	var all []string
+	all := make([]string, 0, len(batch))
 	for i := range batch {
 		if out[i].Err == nil {
-			all = append(append(all, in[i].u.Key()), in[i].aliasKeys...)
+			all = append(append(all, in[i].draft.Key), in[i].aliasKeys...) // draft.Key is u.Key()
 		}
 	}
 	if len(all) == 0 {
@@ -220,16 +255,16 @@ func (s *Service) putNew(ctx context.Context, tx BulkTx, p Principal, batch []Na
 	if err != nil {
 		return nil, err
 	}
-	var recs []*Record
-	var keys [][]Key
-	var idx []int
-	var actors []Principal
+	recs := make([]*Record, 0, len(batch))
+	keys := make([][]Key, 0, len(batch))
+	idx := make([]int, 0, len(batch))
+	actors := make([]Principal, 0, len(batch))
 	for i := range batch {
 		if out[i].Err != nil {
 			continue
 		}
 		c := in[i]
-		ks := append([]string{c.u.Key()}, c.aliasKeys...)
+		ks := append([]string{c.draft.Key}, c.aliasKeys...)
 		fresh := true
 		for _, k := range ks {
 			fresh = fresh && !taken[k] && !seen[k]
@@ -238,11 +273,7 @@ func (s *Service) putNew(ctx context.Context, tx BulkTx, p Principal, batch []Na
 		if !fresh {
 			continue
 		}
-		names := []urn.URN{c.u}
-		for _, a := range c.draft.Aliases {
-			names = append(names, urn.MustParse(a))
-		}
-		actor, err := mayWrite(auths, p, names...)
+		actor, err := mayWriteForms(auths, p, c.forms)
 		if err != nil {
 			out[i].Err, done[i] = err, true // broke a rule: skipped, as put would
 			continue
@@ -258,17 +289,36 @@ func (s *Service) putNew(ctx context.Context, tx BulkTx, p Principal, batch []Na
 	if len(recs) == 0 {
 		return done, nil
 	}
-	if err := tx.InsertRecords(ctx, recs, keys); err != nil {
+	// The history's data, which holds no ID, is encoded while the store
+	// inserts the records (mostly a wait on a server, or the store's work
+	// on another processor): from copies, since InsertRecords sets the IDs.
+	datas := make([][]byte, len(recs))
+	marshaled := make(chan error, 1)
+	snap := make([]Record, len(recs))
+	for j, rec := range recs {
+		snap[j] = *rec
+	}
+	go func() {
+		for j := range snap {
+			var err error
+			if datas[j], err = snap[j].MarshalJSON(); err != nil { // = json.Marshal(rec), without re-compacting its output
+				marshaled <- err
+				return
+			}
+		}
+		marshaled <- nil
+	}()
+	err = tx.InsertRecords(ctx, recs, keys)
+	if merr := <-marshaled; err == nil {
+		err = merr
+	}
+	if err != nil {
 		return nil, err
 	}
 	entries := make([]*Entry, len(recs))
 	for j, rec := range recs {
-		data, err := rec.MarshalJSON() // = json.Marshal(*rec), without re-compacting its output
-		if err != nil {
-			return nil, err
-		}
 		entries[j] = &Entry{Time: now, Action: ActionNameCreate, Subject: rec.URN, RecordID: rec.ID,
-			AuthorityID: rec.AuthorityID, Actor: actors[j].Actor(), Data: data}
+			AuthorityID: rec.AuthorityID, Actor: actors[j].Actor(), Data: datas[j]}
 	}
 	if err := tx.AppendAll(ctx, entries); err != nil {
 		return nil, err
@@ -489,20 +539,40 @@ func ownerOf(auths []Authority, canonical string) (Authority, bool) {
 // under another authority's prefix the name is that authority's too, and
 // nobody else may create it.
 func mayWrite(auths []Authority, p Principal, names ...urn.URN) (Principal, error) {
+	forms := make([]nameForms, len(names))
 	for i, n := range names {
-		a, ok := ownerOf(auths, n.CanonicalString())
+		forms[i] = formsOf(n, n.Key())
+	}
+	return mayWriteForms(auths, p, forms)
+}
+
+// nameForms are the forms of a name that mayWrite compares.
+type nameForms struct {
+	assigned, canonical, key string
+}
+
+// formsOf gives the forms of n, whose key is key.
+func formsOf(n urn.URN, key string) nameForms {
+	return nameForms{n.AssignedName(), n.CanonicalString(), key}
+}
+
+// mayWriteForms is mayWrite on names whose forms are computed already
+// (PrepareMany does it outside the transaction).
+func mayWriteForms(auths []Authority, p Principal, names []nameForms) (Principal, error) {
+	for i, n := range names {
+		a, ok := ownerOf(auths, n.canonical)
 		if !ok {
-			return p, errorf(KindForbidden, "no naming authority owns %s", n.AssignedName())
+			return p, errorf(KindForbidden, "no naming authority owns %s", n.assigned)
 		}
 		if p.Operator && i == 0 {
 			p.AuthorityID = a.ID
 		}
 		if a.ID != p.AuthorityID {
-			return p, errorf(KindForbidden, "%s belongs to another naming authority", n.AssignedName())
+			return p, errorf(KindForbidden, "%s belongs to another naming authority", n.assigned)
 		}
-		if k := n.Key(); k != n.CanonicalString() {
-			if b, ok := ownerOf(auths, k); ok && b.ID != a.ID {
-				return p, errorf(KindForbidden, "%s is equivalent to %s, which belongs to another naming authority", n.AssignedName(), k)
+		if n.key != n.canonical {
+			if b, ok := ownerOf(auths, n.key); ok && b.ID != a.ID {
+				return p, errorf(KindForbidden, "%s is equivalent to %s, which belongs to another naming authority", n.assigned, n.key)
 			}
 		}
 	}

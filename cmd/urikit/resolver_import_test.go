@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urikit/urikit/internal/pgtest"
 	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/postgres"
+	"github.com/urikit/urikit/urn"
 )
 
 // roundTripJSONL is written the way export writes: an export of what it
@@ -238,14 +242,15 @@ var stateLineRE = regexp.MustCompile(`"line": (\d+)`)
 // entry for each change and none twice.
 func TestImportInterrupted(t *testing.T) {
 	hermetic(t)
-	for _, remote := range []bool{false, true} {
-		t.Run(map[bool]string{false: "data", true: "server"}[remote], func(t *testing.T) {
-			testImportInterrupted(t, remote)
+	for _, target := range []string{"data", "server", "postgres"} {
+		t.Run(target, func(t *testing.T) {
+			testImportInterrupted(t, target)
 		})
 	}
 }
 
-func testImportInterrupted(t *testing.T, remote bool) {
+func testImportInterrupted(t *testing.T, target string) {
+	remote := target == "server"
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.jsonl")
 	n := 10000
@@ -256,11 +261,17 @@ func testImportInterrupted(t *testing.T, remote bool) {
 	data := filepath.Join(dir, "data")
 	where := []string{"--data", data}
 	var srv *server
-	if remote {
+	var dsn string
+	switch target {
+	case "postgres":
+		dsn = pgtest.Start(t, pgtest.Options{}).NewDB(t)
+		where = []string{"--db", dsn}
+		cli(t, exitOK, append([]string{"authority", "add", "Example", "urn:example:"}, where...)...)
+	case "server":
 		srv = startServer(t, data)
 		out, _ := cli(t, exitOK, "authority", "add", "Example", "urn:example:", "--server", srv.URL, "--token", srv.Token)
 		where = []string{"--server", srv.URL, "--token", tokenIn(t, out)}
-	} else {
+	default:
 		cli(t, exitOK, "authority", "add", "Example", "urn:example:", "--data", data)
 	}
 
@@ -331,7 +342,17 @@ func testImportInterrupted(t *testing.T, remote bool) {
 			t.Fatalf("serve: %v\n%s", err, srv.Log)
 		}
 	}
-	store := openData(t, data)
+	var store resolver.Store
+	if dsn != "" {
+		st, err := postgres.Open(context.Background(), dsn, postgres.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		store = st
+	} else {
+		store = openData(t, data)
+	}
 	active, wd := countRecords(t, store)
 	if active != n-withdrawn || wd != withdrawn {
 		t.Fatalf("%d active and %d withdrawn records, want %d and %d", active, wd, n-withdrawn, withdrawn)
@@ -340,8 +361,74 @@ func testImportInterrupted(t *testing.T, remote bool) {
 	if h[resolver.ActionNameCreate] != n || h[resolver.ActionNameWithdraw] != withdrawn || h[resolver.ActionNameUpdate] != 0 {
 		t.Fatalf("history %v: want %d creations, %d withdrawals, no updates", h, n, withdrawn)
 	}
-	if o, _ := cli(t, exitOK, "verify", "--data", data); !strings.HasPrefix(o, "history verified") {
+	verify := []string{"verify", "--data", data}
+	if dsn != "" {
+		verify = []string{"verify", "--db", dsn}
+	}
+	if o, _ := cli(t, exitOK, verify...); !strings.HasPrefix(o, "history verified") {
 		t.Fatal(o)
+	}
+}
+
+// TestImportKeepsFileOrder: batches are checked ahead of their turn
+// (prepared while the one before is written) but committed in the order
+// of the file, so a record the file names several times ends as its last
+// line says, and its history has the changes in the file's order.
+func TestImportKeepsFileOrder(t *testing.T) {
+	hermetic(t)
+	for _, target := range []string{"data", "postgres"} {
+		t.Run(target, func(t *testing.T) {
+			var where []string
+			var store resolver.Store
+			if target == "postgres" {
+				dsn := pgtest.Start(t, pgtest.Options{}).NewDB(t)
+				where = []string{"--db", dsn}
+				cli(t, exitOK, append([]string{"authority", "add", "Example", "urn:example:"}, where...)...)
+				st, err := postgres.Open(context.Background(), dsn, postgres.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { st.Close() })
+				store = st
+			} else {
+				where = []string{"--data", newDataDir(t)}
+			}
+			in := filepath.Join(t.TempDir(), "in.jsonl")
+			var b strings.Builder
+			const versions, between = 20, 7
+			for v := range versions {
+				fmt.Fprintf(&b, `{"urn":"urn:example:dup","locations":[{"url":"https://example.org/v%d"}]}`+"\n", v)
+				for i := range between {
+					fmt.Fprintf(&b, `{"urn":"urn:example:other-%d-%d","locations":[{"url":"https://example.org/o"}]}`+"\n", v, i)
+				}
+			}
+			if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, _ := cli(t, exitOK, append([]string{"import", in, "--quiet", "--batch", "3"}, where...)...)
+			if !strings.Contains(out, fmt.Sprintf("%d created", 1+versions*between)) {
+				t.Fatalf("import: %s", out)
+			}
+			if store == nil {
+				store = openData(t, where[1])
+			}
+			rec, _, err := store.RecordByKey(context.Background(), urn.MustParse("urn:example:dup").Key())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := rec.Locations[0].URL, fmt.Sprintf("https://example.org/v%d", versions-1); got != want {
+				t.Fatalf("the record ends with %s, want the file's last %s", got, want)
+			}
+			hist, err := store.History(context.Background(), rec.ID)
+			if err != nil || len(hist) != versions {
+				t.Fatalf("history: %d entries, %v", len(hist), err)
+			}
+			for v, e := range hist {
+				if !strings.Contains(string(e.Data), fmt.Sprintf(`"https://example.org/v%d"`, v)) {
+					t.Fatalf("history entry %d: %s, want version %d", v, e.Data, v)
+				}
+			}
+		})
 	}
 }
 

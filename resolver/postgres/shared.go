@@ -21,6 +21,13 @@ func (s *Store) Watch(invalidate func(keys ...string)) {
 	s.watchMu.Unlock()
 }
 
+// watched reports whether anybody watches the changes.
+func (s *Store) watched() bool {
+	s.watchMu.Lock()
+	defer s.watchMu.Unlock()
+	return len(s.watchers) > 0
+}
+
 func (s *Store) tell(keys []string) {
 	s.watchMu.Lock()
 	ws := s.watchers
@@ -180,6 +187,18 @@ func (s *Store) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
 			return err
 		}
 		var c change
+		if !s.watched() {
+			// Nobody keeps a cache (urikit import): the version is all
+			// that counts, and the keys need not be decoded.
+			var v struct {
+				Version int64 `json:"v"`
+				More    bool  `json:"more"`
+			}
+			if json.Unmarshal([]byte(n.Payload), &v) == nil && !v.More {
+				s.advance(v.Version)
+			}
+			continue
+		}
 		if json.Unmarshal([]byte(n.Payload), &c) != nil {
 			s.tell(nil) // not ours, or damaged: forget everything to be safe
 			continue

@@ -130,17 +130,17 @@ func (t *tx) payloads(ctx context.Context) ([]string, error) {
 	var cur []string
 	size := 0
 	for k := range t.keys {
-		b, err := json.Marshal(k)
+		n, err := jsonLen(k)
 		if err != nil {
 			return nil, err
 		}
-		if len(b) > maxPayload-64 {
+		if n > maxPayload-64 {
 			return []string{fmt.Sprintf(`{"v":%d,"all":true}`, t.version)}, nil
 		}
-		if size+len(b)+1 > maxPayload-64 {
+		if size+n+1 > maxPayload-64 {
 			chunks, cur, size = append(chunks, cur), nil, 0
 		}
-		cur, size = append(cur, k), size+len(b)+1
+		cur, size = append(cur, k), size+n+1
 	}
 	chunks = append(chunks, cur)
 	out := make([]string, len(chunks))
@@ -152,6 +152,20 @@ func (t *tx) payloads(ctx context.Context) ([]string, error) {
 		out[i] = string(b)
 	}
 	return out, nil
+}
+
+// jsonLen is the length of k encoded as a JSON string by encoding/json:
+// its length and the quotes when no byte needs escaping (printable
+// ASCII but the quote, the backslash and <, > and &, which encoding/json
+// escapes for HTML), as a lookup key nearly always is.
+func jsonLen(k string) (int, error) {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, err := json.Marshal(k)
+			return len(b), err
+		}
+	}
+	return len(k) + 2, nil
 }
 
 func nonNil(b []byte) []byte {

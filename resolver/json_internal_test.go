@@ -1,0 +1,50 @@
+package resolver
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// FuzzAppendRecordJSON: whenever appendRecordJSON says it wrote a record,
+// it wrote exactly what json.Marshal writes for it (the history keeps
+// these bytes, and entries written either way must read alike).
+func FuzzAppendRecordJSON(f *testing.F) {
+	f.Add("urn:example:a", "urn:example:b", "https://example.org/a?x=1", "text/html", "", []byte(`{"title":"Item 0"}`), "", "", 303, int64(1), int64(1764000000123456789))
+	f.Add("urn:example:é", "", "https://example.org/ü", "", "Zoë «q»", []byte(`{}`), "urn:example:next", "gone", 301, int64(7), int64(-1))
+	f.Add("urn:x:<&>", "urn:x:\u2028", "h:\x7f", "a\"b", "c\\d", []byte(`{ "a" : 1 }`), "\x00", "\xff", 0, int64(-5), int64(253402300800000000))
+	f.Add("urn:x:y", "", "u:", "", "", []byte(`{"s":"\u003c€\u2028","n":[1,2.5e3,null,true]}`), "", "", 307, int64(0), int64(0))
+	f.Add("urn:x:y", "", "u:", "", "", []byte(`{"a":"b"`), "", "", 307, int64(0), int64(0))
+	f.Fuzz(func(t *testing.T, urn, alias, url, typ, label string, meta []byte, successor, reason string, redirect int, auth, nanos int64) {
+		j := recordJSON{URN: urn, Aliases: []string{}, Locations: []Location{{URL: url, Type: typ, Label: label}, {URL: label}},
+			Metadata: meta, Status: Active, Redirect: redirect, Successor: successor, Reason: reason, Authority: auth,
+			Created: time.Unix(0, nanos).UTC(), Updated: time.Unix(0, nanos/3).UTC()}
+		if alias != "" {
+			j.Aliases = append(j.Aliases, alias, urn)
+		}
+		got, ok := appendRecordJSON(nil, &j)
+		want, err := json.Marshal(j)
+		if !ok {
+			return // encoding/json writes it
+		}
+		if err != nil {
+			t.Fatalf("written, but json.Marshal fails: %v\n%s", err, got)
+		}
+		if string(got) != string(want) {
+			t.Fatalf("appendRecordJSON %s\njson.Marshal      %s", got, want)
+		}
+	})
+}
+
+// TestAppendRecordJSONUsed: the usual record, with non-ASCII text and
+// metadata, is written without falling back to encoding/json.
+func TestAppendRecordJSONUsed(t *testing.T) {
+	j := recordJSON{URN: "urn:example:zoë", Aliases: []string{"urn:example:a"}, Locations: []Location{{URL: "https://example.org/é", Type: "text/html", Label: "«x»"}},
+		Metadata: []byte(`{"title":"Item \"0\"","n":[1,2]}`), Status: Withdrawn, Redirect: 303, Successor: "urn:example:b", Reason: "r",
+		Authority: 3, Created: time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC), Updated: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	got, ok := appendRecordJSON(nil, &j)
+	want, _ := json.Marshal(j)
+	if !ok || string(got) != string(want) {
+		t.Fatalf("ok=%v\n%s\nwant\n%s", ok, got, want)
+	}
+}
