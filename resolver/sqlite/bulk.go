@@ -30,8 +30,9 @@ import (
 // arguments, so binding n of them costs n² (with 1,100 parameters a
 // statement, binding took two thirds of an import's time); and not fewer,
 // since each statement has its cost in the driver and the VM whatever its
-// rows.
-const bulkParams = 35
+// rows. Measured with BenchmarkImport: 35 and 120 cost a little more than
+// 70.
+const bulkParams = 70
 
 // bulkTable is one table that the bulk methods insert into.
 type bulkTable int
