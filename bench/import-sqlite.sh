@@ -13,7 +13,10 @@ for r in $(seq 1 "$repeats"); do
 	"$bin" authority add --data "$data" Bench urn:example: >/dev/null
 	# The machine is shared: besides wall time, the import's own processor
 	# time (user+sys), which other processes' load does not inflate much.
-	/usr/bin/time -o "$data.time" -f "%e %U %S" "$bin" import --data "$data" "$file" >/dev/null 2>&1
+	if ! /usr/bin/time -o "$data.time" -f "%e %U %S" "$bin" import --data "$data" "$file" >/dev/null 2>"$data.err"; then
+		cat "$data.err" >&2
+		exit 1
+	fi
 	awk -v n="$n" '{printf "import sqlite: %d records, wall %.1f s = %.0f records/s; cpu %.1f s = %.0f records per cpu-second; load %s\n", n, $1, n/$1, $2+$3, n/($2+$3), "'"$(cut -d' ' -f1 /proc/loadavg)"'"}' "$data.time"
 done
 du -sh "$data"
