@@ -13,7 +13,7 @@ work=$(mktemp -d /tmp/bench-pg.XXXXXX)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
-(cd "$here/.." && go build -o "$work/pgcluster" ./bench/pgcluster)
+(cd "$here" && go build -o "$work/pgcluster" ./pgcluster)
 "$work/pgcluster" -db bench >"$work/dsn" 2>"$work/pg.log" &
 pids+=($!)
 for _ in $(seq 1 120); do [ -s "$work/dsn" ] && break; sleep 0.5; done
