@@ -228,35 +228,38 @@ func (s *Store) open(ctx context.Context) error {
 	// Readers: query_only, so that a bug can never write through them (and
 	// so never change the writer's data_version); no mmap, so that what the
 	// process holds stays bounded by cache_size, whatever the file's size.
-	s.rdb, err = sql.Open("sqlite", dsn(s.path,
-		"busy_timeout("+busy+")", "cache_size("+otherCache+")", "mmap_size(0)", "query_only(1)"))
-	if err != nil {
+	if s.rdb, err = s.openReaders(busy, otherCache); err != nil {
 		return err
 	}
-	s.rdb.SetMaxOpenConns(s.opts.Readers)
-	s.rdb.SetMaxIdleConns(s.opts.Readers)
-	s.rdb.SetConnMaxLifetime(0)
-	s.rdb.SetConnMaxIdleTime(0)
 	rq, err := prepare(ctx, s.rdb, numReadQueries)
 	if err != nil {
 		return err
 	}
 	s.rd = reader{q: rq, db: s.rdb, live: s.live}
 
-	s.sdb, err = sql.Open("sqlite", dsn(s.path,
-		"busy_timeout("+busy+")", "cache_size("+readerCache+")", "mmap_size(0)", "query_only(1)"))
-	if err != nil {
+	if s.sdb, err = s.openReaders(busy, readerCache); err != nil {
 		return err
 	}
-	s.sdb.SetMaxOpenConns(s.opts.Readers)
-	s.sdb.SetMaxIdleConns(s.opts.Readers)
-	s.sdb.SetConnMaxLifetime(0)
-	s.sdb.SetConnMaxIdleTime(0)
 	if s.snaps, err = newSnapPool(ctx, s.sdb, s.opts.Readers, s.opts.SnapshotAge, &s.gen, s.live); err != nil {
 		return err
 	}
 	s.ckpt, err = startCheckpointer(s.path, busy)
 	return err
+}
+
+// openReaders opens a pool of Options.Readers read-only connections with
+// the given busy timeout and cache_size, kept open for the store's life.
+func (s *Store) openReaders(busy, cache string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn(s.path,
+		"busy_timeout("+busy+")", "cache_size("+cache+")", "mmap_size(0)", "query_only(1)"))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(s.opts.Readers)
+	db.SetMaxIdleConns(s.opts.Readers)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	return db, nil
 }
 
 // dsn is a file: URI for path with the connection's PRAGMAs, which the
