@@ -257,8 +257,12 @@ func (t *tx) InsertRecords(ctx context.Context, recs []*resolver.Record, keys []
 		t.undo(ctx, err, func(c context.Context) error {
 			// Only this call's rows have IDs above last, and only its
 			// keys and locations point at them.
-			if _, err := t.exec(c, "taking back keys", qDeleteKeysAbove, last); err != nil {
-				return err
+			for _, ks := range keys {
+				for _, k := range ks {
+					if _, err := t.exec(c, "taking back keys", qDeleteKeyAbove, k.Key, last); err != nil {
+						return err
+					}
+				}
 			}
 			if _, err := t.exec(c, "taking back records", qDeleteRecordsAbove, last); err != nil {
 				return err
@@ -315,7 +319,7 @@ func (t *tx) insertRecords(ctx context.Context, last int64, recs []*resolver.Rec
 		for j := range keys[i] {
 			k := &keys[i][j]
 			k.RecordID = r.ID
-			if keyArgs, err = appendKeyArgs(keyArgs, k, id); err != nil {
+			if keyArgs, err = appendKeyArgs(keyArgs, k, id, k.Key == r.Key); err != nil {
 				return err
 			}
 		}

@@ -27,8 +27,8 @@ import (
 //
 //	URIKIT_MAKE_SCHEMA_FIXTURE=testdata/schema-v2 go test -run TestMakeSchemaFixture ./resolver/sqlite
 //
-// testdata/schema-v1 was made so at commit a4d5b4a, the last one with
-// schema version 1.
+// testdata/schema-v1 was made so with the tree of commit a4d5b4a, the last
+// one with schema version 1, and this file.
 const envMakeFixture = "URIKIT_MAKE_SCHEMA_FIXTURE"
 
 // storeDump is everything the Store's read methods return about a store,
@@ -298,7 +298,12 @@ func TestMakeSchemaFixture(t *testing.T) {
 	r, err := svc.Lookup(ctx, urn.MustParse("urn:example:shared-1"))
 	must(err)
 	must(st.Update(ctx, func(tx resolver.Tx) error {
-		return tx.PutKey(ctx, resolver.Key{Key: "urn:example:old-style-key", Spelling: "urn:example:Old-Style-Key", RecordID: r.ID, Role: resolver.RoleAlias, Version: 1})
+		if err := tx.PutKey(ctx, resolver.Key{Key: "urn:example:old-style-key", Spelling: "urn:example:Old-Style-Key", RecordID: r.ID, Role: resolver.RoleAlias, Version: 1}); err != nil {
+			return err
+		}
+		// A second key of role name, which is not the one the record
+		// names, as while urikit migrate re-keys a record.
+		return tx.PutKey(ctx, resolver.Key{Key: "urn:example:another-name", Spelling: "urn:example:Another-Name", RecordID: r.ID, Role: resolver.RoleName, Version: 1})
 	}))
 	_ = other
 	if n, err := svc.Verify(ctx, nil); err != nil || n == 0 {
