@@ -363,6 +363,12 @@ func TestSchemaFixtures(t *testing.T) {
 				t.Fatalf("verify: %d %v", n, err)
 			}
 			raw := rawDB(t, st)
+			// The file keeps the page size it was made with (bytes 16-17
+			// of its header).
+			var pageSize int
+			if err := raw.QueryRow(`PRAGMA page_size`).Scan(&pageSize); err != nil || pageSize != int(db[16])<<8|int(db[17]) {
+				t.Fatalf("page size: %d %v, the file's was %d", pageSize, err, int(db[16])<<8|int(db[17]))
+			}
 			var check string
 			if err := raw.QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
 				t.Fatalf("integrity_check: %s %v", check, err)

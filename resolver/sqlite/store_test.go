@@ -269,6 +269,10 @@ func TestMigrations(t *testing.T) {
 		t.Fatalf("schema version %d %v", v, err)
 	}
 	db := rawDB(t, st)
+	var pageSize int
+	if err := db.QueryRow(`PRAGMA page_size`).Scan(&pageSize); err != nil || pageSize != 8192 {
+		t.Fatalf("page size of a new file: %d %v", pageSize, err)
+	}
 	var rows int
 	if err := db.QueryRow(`SELECT count(*) FROM schema_version`).Scan(&rows); err != nil || rows != sqlite.Latest {
 		t.Fatalf("schema_version rows: %d %v", rows, err)
