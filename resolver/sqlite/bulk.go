@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -129,6 +130,22 @@ func constantColumns(vals []driver.Value, cols int) (lits []string, bound int) {
 		}
 	}
 	return lits, bound
+}
+
+// args returns the writer's buffer for the values of table's rows, empty,
+// with room for rows rows. An import batch's rows take a megabyte of
+// values, which the bulk calls would otherwise allocate (and clear) anew
+// for every batch.
+func (w *writer) args(table bulkTable, rows int) []driver.Value {
+	return slices.Grow(w.argBuf[table][:0], rows*bulkCols[table])
+}
+
+// keepArgs keeps a buffer that args returned for the next call, without
+// its values: they hold the batch's strings and blobs, which must not stay
+// reachable.
+func (w *writer) keepArgs(table bulkTable, a []driver.Value) {
+	clear(a)
+	w.argBuf[table] = a[:0]
 }
 
 // bulkArgs holds the rows for one table: bulkCols values a row, each of a
@@ -302,9 +319,14 @@ func (t *tx) undo(ctx context.Context, err error, take func(context.Context) err
 }
 
 func (t *tx) insertRecords(ctx context.Context, last int64, recs []*resolver.Record, keys [][]resolver.Key) (err error) {
-	recArgs := make([]driver.Value, 0, len(recs)*bulkCols[bulkRecords])
-	locArgs := make([]driver.Value, 0, len(recs)*bulkCols[bulkLocations])
-	keyArgs := make([]driver.Value, 0, len(recs)*bulkCols[bulkKeys])
+	recArgs := t.w.args(bulkRecords, len(recs))
+	locArgs := t.w.args(bulkLocations, len(recs))
+	keyArgs := t.w.args(bulkKeys, len(recs))
+	defer func() {
+		t.w.keepArgs(bulkRecords, recArgs)
+		t.w.keepArgs(bulkLocations, locArgs)
+		t.w.keepArgs(bulkKeys, keyArgs)
+	}()
 	var boxes recordBoxes
 	for i, r := range recs {
 		r.ID = last + int64(i) + 1
@@ -343,7 +365,8 @@ func (t *tx) AppendAll(ctx context.Context, entries []*resolver.Entry) error {
 		return err
 	}
 	head := last.Seq
-	args := make([]driver.Value, 0, len(entries)*bulkCols[bulkHistory])
+	args := t.w.args(bulkHistory, len(entries))
+	defer func() { t.w.keepArgs(bulkHistory, args) }()
 	var tm, action, authority, actor box
 	for _, e := range entries {
 		resolver.Seal(last, e)

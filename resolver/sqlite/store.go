@@ -85,6 +85,8 @@ type Store struct {
 type writer struct {
 	conn *sql.Conn
 	q    *stmts
+	// argBuf holds the bulk calls' buffers of row values (writer.args).
+	argBuf [numBulkTables][]driver.Value
 	// dataVersion is PRAGMA data_version as Changed last saw it. On the
 	// writer connection it changes only when another connection commits,
 	// and this process's readers never write: so only another process.
