@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -129,6 +130,22 @@ func constantColumns(vals []driver.Value, cols int) (lits []string, bound int) {
 		}
 	}
 	return lits, bound
+}
+
+// args returns the writer's buffer for the values of table's rows, empty,
+// with room for rows rows. An import batch's rows take a megabyte of
+// values, which the bulk calls would otherwise allocate (and clear) anew
+// for every batch.
+func (w *writer) args(table bulkTable, rows int) []driver.Value {
+	return slices.Grow(w.argBuf[table][:0], rows*bulkCols[table])
+}
+
+// keepArgs keeps a buffer that args returned for the next call, without
+// its values: they hold the batch's strings and blobs, which must not stay
+// reachable.
+func (w *writer) keepArgs(table bulkTable, a []driver.Value) {
+	clear(a)
+	w.argBuf[table] = a[:0]
 }
 
 // bulkArgs holds the rows for one table: bulkCols values a row, each of a
@@ -257,8 +274,12 @@ func (t *tx) InsertRecords(ctx context.Context, recs []*resolver.Record, keys []
 		t.undo(ctx, err, func(c context.Context) error {
 			// Only this call's rows have IDs above last, and only its
 			// keys and locations point at them.
-			if _, err := t.exec(c, "taking back keys", qDeleteKeysAbove, last); err != nil {
-				return err
+			for _, ks := range keys {
+				for _, k := range ks {
+					if _, err := t.exec(c, "taking back keys", qDeleteKeyAbove, k.Key, last); err != nil {
+						return err
+					}
+				}
 			}
 			if _, err := t.exec(c, "taking back records", qDeleteRecordsAbove, last); err != nil {
 				return err
@@ -298,9 +319,14 @@ func (t *tx) undo(ctx context.Context, err error, take func(context.Context) err
 }
 
 func (t *tx) insertRecords(ctx context.Context, last int64, recs []*resolver.Record, keys [][]resolver.Key) (err error) {
-	recArgs := make([]driver.Value, 0, len(recs)*bulkCols[bulkRecords])
-	locArgs := make([]driver.Value, 0, len(recs)*bulkCols[bulkLocations])
-	keyArgs := make([]driver.Value, 0, len(recs)*bulkCols[bulkKeys])
+	recArgs := t.w.args(bulkRecords, len(recs))
+	locArgs := t.w.args(bulkLocations, len(recs))
+	keyArgs := t.w.args(bulkKeys, len(recs))
+	defer func() {
+		t.w.keepArgs(bulkRecords, recArgs)
+		t.w.keepArgs(bulkLocations, locArgs)
+		t.w.keepArgs(bulkKeys, keyArgs)
+	}()
 	var boxes recordBoxes
 	for i, r := range recs {
 		r.ID = last + int64(i) + 1
@@ -315,7 +341,7 @@ func (t *tx) insertRecords(ctx context.Context, last int64, recs []*resolver.Rec
 		for j := range keys[i] {
 			k := &keys[i][j]
 			k.RecordID = r.ID
-			if keyArgs, err = appendKeyArgs(keyArgs, k, id); err != nil {
+			if keyArgs, err = appendKeyArgs(keyArgs, k, id, k.Key == r.Key); err != nil {
 				return err
 			}
 		}
@@ -339,7 +365,8 @@ func (t *tx) AppendAll(ctx context.Context, entries []*resolver.Entry) error {
 		return err
 	}
 	head := last.Seq
-	args := make([]driver.Value, 0, len(entries)*bulkCols[bulkHistory])
+	args := t.w.args(bulkHistory, len(entries))
+	defer func() { t.w.keepArgs(bulkHistory, args) }()
 	var tm, action, authority, actor box
 	for _, e := range entries {
 		resolver.Seal(last, e)

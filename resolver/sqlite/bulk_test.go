@@ -144,6 +144,10 @@ func TestBulkVaried(t *testing.T) {
 		case 5:
 			r.Updated = time.UnixMicro(math.MaxInt64).UTC()
 			keys[i][0].Version = 7
+			// A second name key, not the record's: Keys lists names
+			// first, in key order.
+			second := resolver.Key{Key: strings.Replace(r.Key, "bulk:", "bulk-second:", 1), Spelling: "urn:example:Second", Role: resolver.RoleName, Version: 2}
+			keys[i] = append([]resolver.Key{second}, keys[i]...)
 		}
 	}
 	var entries []*resolver.Entry

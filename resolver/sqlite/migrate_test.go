@@ -27,8 +27,8 @@ import (
 //
 //	URIKIT_MAKE_SCHEMA_FIXTURE=testdata/schema-v2 go test -run TestMakeSchemaFixture ./resolver/sqlite
 //
-// testdata/schema-v1 was made so at commit a4d5b4a, the last one with
-// schema version 1.
+// testdata/schema-v1 was made so with the tree of commit a4d5b4a, the last
+// one with schema version 1, and this file.
 const envMakeFixture = "URIKIT_MAKE_SCHEMA_FIXTURE"
 
 // storeDump is everything the Store's read methods return about a store,
@@ -303,7 +303,12 @@ func TestMakeSchemaFixture(t *testing.T) {
 	r, err := svc.Lookup(ctx, urn.MustParse("urn:example:shared-1"))
 	must(err)
 	must(st.Update(ctx, func(tx resolver.Tx) error {
-		return tx.PutKey(ctx, resolver.Key{Key: "urn:example:old-style-key", Spelling: "urn:example:Old-Style-Key", RecordID: r.ID, Role: resolver.RoleAlias, Version: 1})
+		if err := tx.PutKey(ctx, resolver.Key{Key: "urn:example:old-style-key", Spelling: "urn:example:Old-Style-Key", RecordID: r.ID, Role: resolver.RoleAlias, Version: 1}); err != nil {
+			return err
+		}
+		// A second key of role name, which is not the one the record
+		// names, as while urikit migrate re-keys a record.
+		return tx.PutKey(ctx, resolver.Key{Key: "urn:example:another-name", Spelling: "urn:example:Another-Name", RecordID: r.ID, Role: resolver.RoleName, Version: 1})
 	}))
 	_ = other
 	d := dumpStore(t, st)
@@ -357,17 +362,26 @@ func TestSchemaFixtures(t *testing.T) {
 			}
 			svc := resolver.New(st, resolver.Options{AdminToken: adminToken})
 			raw := rawDB(t, st)
-			// The fixture's stale key was put straight into the keys table
-			// (to give StaleKeys something to find), with no history entry:
-			// verify names it, and passes once it is gone.
-			if _, err := svc.Verify(ctx, nil); err == nil || !strings.Contains(err.Error(), `"urn:example:Old-Style-Key"`) {
-				t.Fatalf("verify of the fixture, whose stale key has no history entry: %v", err)
-			}
-			if _, err := raw.Exec(`DELETE FROM keys WHERE key = 'urn:example:old-style-key'`); err != nil {
-				t.Fatal(err)
+			// The fixture's stale key and second name key were put straight
+			// into the keys table (to give StaleKeys and the re-keying code
+			// something to find), with no history entry: verify names the
+			// first it meets, and passes once both are gone.
+			for _, spelling := range []string{"urn:example:Another-Name", "urn:example:Old-Style-Key"} {
+				if _, err := svc.Verify(ctx, nil); err == nil || !strings.Contains(err.Error(), `"`+spelling+`"`) {
+					t.Fatalf("verify of the fixture, whose key %s has no history entry: %v", spelling, err)
+				}
+				if _, err := raw.Exec(`DELETE FROM keys WHERE spelling = ?`, spelling); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if n, err := svc.Verify(ctx, nil); err != nil || n == 0 {
 				t.Fatalf("verify: %d %v", n, err)
+			}
+			// The file keeps the page size it was made with (bytes 16-17
+			// of its header).
+			var pageSize int
+			if err := raw.QueryRow(`PRAGMA page_size`).Scan(&pageSize); err != nil || pageSize != int(db[16])<<8|int(db[17]) {
+				t.Fatalf("page size: %d %v, the file's was %d", pageSize, err, int(db[16])<<8|int(db[17]))
 			}
 			var check string
 			if err := raw.QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {

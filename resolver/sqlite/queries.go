@@ -42,6 +42,8 @@ const (
 	qInsertLocation
 	qDeleteLocation
 	qPutKey
+	qDemoteOwnKey
+	qPromoteOwnKey
 	qDeleteKey
 	qInsertAuthority
 	qUpdateAuthority
@@ -54,7 +56,7 @@ const (
 	qDataVersion
 	qTakenKeys
 	qMaxRecordID
-	qDeleteKeysAbove
+	qDeleteKeyAbove
 	qDeleteRecordsAbove
 	qDeleteEntriesAbove
 	numQueries
@@ -72,9 +74,15 @@ const entryCols = `seq, time, action, subject, record_id, authority_id, actor, d
 var sqlText = [numQueries]string{
 	// The hot path of I2L: the key's row in the keys table (its primary
 	// key) and the record's row (its rowid): two B-tree descents.
-	qRecordByKey:       `SELECT k.role, ` + recordCols + ` FROM keys k JOIN records r ON r.id = k.record_id WHERE k.key = ?`,
-	qRecord:            `SELECT ` + recordCols + ` FROM records r WHERE r.id = ?`,
-	qKeys:              `SELECT ` + keyCols + ` FROM keys WHERE record_id = ? ORDER BY role <> 0, key`, // 0: roleCode(RoleName)
+	qRecordByKey: `SELECT k.role, ` + recordCols + ` FROM keys k JOIN records r ON r.id = k.record_id WHERE k.key = ?`,
+	qRecord:      `SELECT ` + recordCols + ` FROM records r WHERE r.id = ?`,
+	// A record's keys: its own name key, found through records.key (the
+	// keys_record index leaves it out), and the others; names first.
+	qKeys: `SELECT * FROM (
+			SELECT ` + keyCols + ` FROM keys WHERE key = (SELECT coalesce(key, urn) FROM records WHERE id = ?) AND record_id = ? AND role = 0
+			UNION ALL
+			SELECT ` + keyCols + ` FROM keys WHERE record_id = ? AND role <> 0
+		) ORDER BY role NOT IN (0, 3), key`, // roleOwnName, roleName
 	qRecordsByLocation: `SELECT ` + recordCols + ` FROM locations l JOIN records r ON r.id = l.record_id WHERE l.key = ? ORDER BY r.id`,
 	qRecords:           `SELECT ` + recordCols + ` FROM records r WHERE r.id > ? ORDER BY r.id LIMIT ?`,
 	// Keys stale for this build's urn.KeyVersion come from the partial
@@ -104,10 +112,18 @@ var sqlText = [numQueries]string{
 	qDeleteLocation: `DELETE FROM locations WHERE key = ? AND record_id = ?`,
 	// One statement does all of PutKey: insert the key, or update it when
 	// the same record holds it; when another record holds it nothing
-	// changes (changes() = 0) and PutKey reports ErrKeyTaken.
-	qPutKey: `INSERT INTO keys (` + keyInsertCols + `) VALUES (?, ?, ?, ?, ?)
+	// changes (changes() = 0) and PutKey reports ErrKeyTaken. A name key
+	// (roleName) that is its record's own key is stored as roleOwnName.
+	// (WHERE true: SQLite's parser needs it between SELECT and ON
+	// CONFLICT.)
+	qPutKey: `INSERT INTO keys (` + keyInsertCols + `)
+		SELECT ?1, ?2, ?3, CASE WHEN ?4 = 3 AND ?1 IS (SELECT coalesce(key, urn) FROM records WHERE id = ?3) THEN 0 ELSE ?4 END, ?5 WHERE true
 		ON CONFLICT (key) DO UPDATE SET spelling = excluded.spelling, role = excluded.role, version = excluded.version
 		WHERE keys.record_id = excluded.record_id`,
+	// A record whose key changes: its old key, if it holds it as name,
+	// becomes roleName, and its new one roleOwnName.
+	qDemoteOwnKey:    `UPDATE keys SET role = 3 WHERE key = ? AND record_id = ? AND role = 0`,
+	qPromoteOwnKey:   `UPDATE keys SET role = 0 WHERE key = ? AND record_id = ? AND role = 3`,
 	qDeleteKey:       `DELETE FROM keys WHERE key = ?`,
 	qInsertAuthority: `INSERT INTO authorities (name, prefixes, created, updated) VALUES (?, ?, ?, ?)`,
 	qUpdateAuthority: `UPDATE authorities SET name = ?, prefixes = ?, created = ?, updated = ? WHERE id = ?`,
@@ -125,7 +141,7 @@ var sqlText = [numQueries]string{
 	qTakenKeys:   `SELECT k.key FROM json_each(?) j JOIN keys k ON k.key = j.value`,
 	qMaxRecordID: `SELECT coalesce(max(id), 0) FROM records`,
 	// What a failed bulk call takes back (tx.undo).
-	qDeleteKeysAbove:    `DELETE FROM keys WHERE record_id > ?`,
+	qDeleteKeyAbove:     `DELETE FROM keys WHERE key = ? AND record_id > ?`,
 	qDeleteRecordsAbove: `DELETE FROM records WHERE id > ?`,
 	qDeleteEntriesAbove: `DELETE FROM history WHERE seq > ?`,
 }

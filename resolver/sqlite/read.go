@@ -50,16 +50,31 @@ func scanRecord(rows *sql.Rows, head ...any) (resolver.Record, error) {
 }
 
 // Schema 2 stores a record's status and a key's role as small integers.
-// The tables' CHECKs allow no other values than these.
+// The tables' CHECKs allow no other values than these. Role name has two
+// codes: roleOwnName for the key that its record's records.key names (the
+// keys_record index leaves those out: records.key finds them), roleName
+// for any other (schema.go, migration 2).
 var (
 	statusCodes = [...]resolver.Status{0: resolver.Active, 1: resolver.Withdrawn}
-	roleCodes   = [...]resolver.Role{0: resolver.RoleName, 1: resolver.RoleAlias, 2: resolver.RoleRetired}
+	roleCodes   = [...]resolver.Role{roleOwnName: resolver.RoleName, 1: resolver.RoleAlias, 2: resolver.RoleRetired, roleName: resolver.RoleName}
+)
+
+const (
+	roleOwnName = 0
+	roleName    = 3
 )
 
 // statusCode and roleCode give the stored code of a value: false for one
-// the schema cannot hold (schema 1's CHECKs refused those too).
+// the schema cannot hold (schema 1's CHECKs refused those too). roleCode
+// gives roleName for RoleName: the caller that knows the key to be its
+// record's own makes that roleOwnName.
 func statusCode(s resolver.Status) (int64, bool) { return code(statusCodes[:], s) }
-func roleCode(r resolver.Role) (int64, bool)     { return code(roleCodes[:], r) }
+func roleCode(r resolver.Role) (int64, bool) {
+	if r == resolver.RoleName {
+		return roleName, true
+	}
+	return code(roleCodes[:], r)
+}
 
 func statusOf(c int64) (resolver.Status, bool) { return of(statusCodes[:], c) }
 func roleOf(c int64) (resolver.Role, bool)     { return of(roleCodes[:], c) }
@@ -183,7 +198,7 @@ func (rd reader) Keys(ctx context.Context, recordID int64) ([]resolver.Key, erro
 	if err := rd.live(); err != nil {
 		return nil, err
 	}
-	return rd.keys(ctx, rd.q[qKeys], recordID)
+	return rd.keys(ctx, rd.q[qKeys], recordID, recordID, recordID)
 }
 
 // StaleKeys reads the partial index of stale keys when version is this

@@ -129,7 +129,13 @@ var migrations = []migration{
 	//     name's text was stored up to six times;
 	//   - records.successor and reason are NULL when empty;
 	//   - status and role are small integers (statusCode, roleCode) instead
-	//     of words, each of which is the same few bytes in every row.
+	//     of words, each of which is the same few bytes in every row;
+	//   - keys_record, the index that finds a record's keys, leaves out
+	//     the record's own name key (role 0), which records.key names
+	//     already: an import's records mostly have that key only, and the
+	//     index was one B-tree insert a record. A key of role name that is
+	//     not its record's key (while urikit migrate re-keys) is role 3,
+	//     and indexed.
 	// SQLite cannot change a column's type or constraints in place, so
 	// each table is copied into a new one, dropped and replaced: children
 	// first, so that no foreign key ever points at a dropped table.
@@ -138,16 +144,19 @@ var migrations = []migration{
 			key       TEXT    NOT NULL PRIMARY KEY,
 			spelling  TEXT,            -- NULL: the same as key
 			record_id INTEGER NOT NULL,
-			role      INTEGER NOT NULL CHECK (role IN (0, 1, 2)), -- roleCode
+			role      INTEGER NOT NULL CHECK (role IN (0, 1, 2, 3)), -- roleCodes
 			version   INTEGER NOT NULL
 		) WITHOUT ROWID`,
 		`INSERT INTO keys_v2 (key, spelling, record_id, role, version)
 			SELECT key, nullif(spelling, key), record_id,
-				CASE role WHEN 'name' THEN 0 WHEN 'alias' THEN 1 WHEN 'retired' THEN 2 END, version
+				CASE role
+				WHEN 'name' THEN CASE WHEN key IS (SELECT r.key FROM records r WHERE r.id = keys.record_id) THEN 0 ELSE 3 END
+				WHEN 'alias' THEN 1 WHEN 'retired' THEN 2 END,
+				version
 			FROM keys ORDER BY key`,
 		`DROP TABLE keys`,
 		`ALTER TABLE keys_v2 RENAME TO keys`,
-		`CREATE INDEX keys_record ON keys(record_id)`,
+		`CREATE INDEX keys_record ON keys(record_id) WHERE role <> 0`,
 		`CREATE TABLE locations_v2 (
 			key       TEXT    NOT NULL,
 			record_id INTEGER NOT NULL,

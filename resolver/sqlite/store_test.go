@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -268,6 +269,10 @@ func TestMigrations(t *testing.T) {
 		t.Fatalf("schema version %d %v", v, err)
 	}
 	db := rawDB(t, st)
+	var pageSize int
+	if err := db.QueryRow(`PRAGMA page_size`).Scan(&pageSize); err != nil || pageSize != 8192 {
+		t.Fatalf("page size of a new file: %d %v", pageSize, err)
+	}
 	var rows int
 	if err := db.QueryRow(`SELECT count(*) FROM schema_version`).Scan(&rows); err != nil || rows != sqlite.Latest {
 		t.Fatalf("schema_version rows: %d %v", rows, err)
@@ -788,5 +793,86 @@ func TestCheckpointer(t *testing.T) {
 			t.Fatalf("the database file does not hold the record 10 s after its commit: %d %v", n, err)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestNameKeys: a record's keys of role name are all found by Keys and
+// RecordByKey, whether or not they are the key the record names
+// (records.key), also as the record's key changes, the way urikit migrate
+// re-keys a record (schema 2 stores and indexes the two kinds apart).
+func TestNameKeys(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, t.TempDir(), sqlite.Options{})
+	now := time.UnixMicro(1_700_000_000_000_000).UTC()
+	rec := resolver.Record{URN: "urn:example:a", Key: "urn:example:a", Status: resolver.Active, Redirect: 303,
+		Locations: []resolver.Location{{URL: "https://example.org/a", Key: "https://example.org/a"}}, Metadata: []byte(`{}`),
+		AuthorityID: 1, Created: now, Updated: now}
+	key := func(k string, role resolver.Role) resolver.Key {
+		return resolver.Key{Key: k, Spelling: strings.ToUpper(k), RecordID: rec.ID, Role: role, Version: 1}
+	}
+	update := func(fn func(tx resolver.Tx) error) {
+		t.Helper()
+		if err := st.Update(ctx, fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := func(keys ...resolver.Key) {
+		t.Helper()
+		got, err := st.Keys(ctx, rec.ID)
+		if err != nil || !reflect.DeepEqual(got, keys) {
+			t.Fatalf("keys %+v %v, want %+v", got, err, keys)
+		}
+		for _, k := range keys {
+			r, role, err := st.RecordByKey(ctx, k.Key)
+			if err != nil || r.ID != rec.ID || role != k.Role {
+				t.Fatalf("RecordByKey(%s) = %d %s %v", k.Key, r.ID, role, err)
+			}
+		}
+	}
+	update(func(tx resolver.Tx) error {
+		if err := tx.InsertRecord(ctx, &rec); err != nil {
+			return err
+		}
+		for _, k := range []resolver.Key{key("urn:example:a", resolver.RoleName), key("urn:example:z", resolver.RoleAlias), key("urn:example:b", resolver.RoleName)} {
+			if err := tx.PutKey(ctx, k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	want(key("urn:example:a", resolver.RoleName), key("urn:example:b", resolver.RoleName), key("urn:example:z", resolver.RoleAlias))
+	// The record's key moves to b, as when urikit migrate re-keys it.
+	update(func(tx resolver.Tx) error {
+		r := rec
+		r.Key = "urn:example:b"
+		return tx.UpdateRecord(ctx, r)
+	})
+	want(key("urn:example:a", resolver.RoleName), key("urn:example:b", resolver.RoleName), key("urn:example:z", resolver.RoleAlias))
+	update(func(tx resolver.Tx) error { return tx.DeleteKey(ctx, "urn:example:a") })
+	want(key("urn:example:b", resolver.RoleName), key("urn:example:z", resolver.RoleAlias))
+	// Its own key turned alias, and name again; another name key added.
+	update(func(tx resolver.Tx) error { return tx.PutKey(ctx, key("urn:example:b", resolver.RoleAlias)) })
+	want(key("urn:example:b", resolver.RoleAlias), key("urn:example:z", resolver.RoleAlias))
+	update(func(tx resolver.Tx) error {
+		if err := tx.PutKey(ctx, key("urn:example:b", resolver.RoleName)); err != nil {
+			return err
+		}
+		return tx.PutKey(ctx, key("urn:example:c", resolver.RoleName))
+	})
+	want(key("urn:example:b", resolver.RoleName), key("urn:example:c", resolver.RoleName), key("urn:example:z", resolver.RoleAlias))
+	// Back to a key of the URN's own spelling.
+	update(func(tx resolver.Tx) error {
+		r := rec
+		r.Key = "urn:example:c"
+		return tx.UpdateRecord(ctx, r)
+	})
+	update(func(tx resolver.Tx) error { return tx.DeleteKey(ctx, "urn:example:b") })
+	want(key("urn:example:c", resolver.RoleName), key("urn:example:z", resolver.RoleAlias))
+	if got, err := st.Record(ctx, rec.ID); err != nil || got.Key != "urn:example:c" {
+		t.Fatalf("record: %+v %v", got, err)
+	}
+	// Stale keys of either kind are listed.
+	if ks, err := st.StaleKeys(ctx, 2, "", 10); err != nil || len(ks) != 2 || ks[0].Role != resolver.RoleName {
+		t.Fatalf("stale keys: %+v %v", ks, err)
 	}
 }

@@ -152,11 +152,15 @@ func (b *box) str(v string) driver.Value {
 }
 
 // appendKeyArgs appends the values of a key's columns (keyInsertCols).
-// recordID is the key's RecordID as an interface value (nil: box it).
-func appendKeyArgs(a []driver.Value, k *resolver.Key, recordID driver.Value) ([]driver.Value, error) {
+// recordID is the key's RecordID as an interface value (nil: box it);
+// own says that the key is its record's key (records.key).
+func appendKeyArgs(a []driver.Value, k *resolver.Key, recordID driver.Value, own bool) ([]driver.Value, error) {
 	role, ok := roleCode(k.Role)
 	if !ok {
 		return nil, fmt.Errorf("sqlite: key %s: the role %q cannot be stored", k.Key, k.Role)
+	}
+	if role == roleName && own {
+		role = roleOwnName
 	}
 	if recordID == nil {
 		recordID = k.RecordID
@@ -219,6 +223,14 @@ func (t *tx) UpdateRecord(ctx context.Context, rec resolver.Record) error {
 	if _, err := t.exec(ctx, "updating a record", qUpdateRecord, append(anys(args), rec.ID)...); err != nil {
 		return err
 	}
+	if rec.Key != old.Key {
+		if _, err := t.exec(ctx, "re-keying a record", qDemoteOwnKey, old.Key, rec.ID); err != nil {
+			return err
+		}
+		if _, err := t.exec(ctx, "re-keying a record", qPromoteOwnKey, rec.Key, rec.ID); err != nil {
+			return err
+		}
+	}
 	// The location index changes by what changed: the stored body says
 	// which keys the record listed before.
 	for _, l := range old.Locations {
@@ -232,7 +244,7 @@ func (t *tx) UpdateRecord(ctx context.Context, rec resolver.Record) error {
 }
 
 func (t *tx) PutKey(ctx context.Context, k resolver.Key) error {
-	args, err := appendKeyArgs(nil, &k, nil)
+	args, err := appendKeyArgs(nil, &k, nil, false) // qPutKey finds out whether it is the record's own
 	if err != nil {
 		return err
 	}
