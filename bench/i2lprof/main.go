@@ -44,6 +44,7 @@ func main() {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	go func() { fmt.Fprintln(os.Stderr, http.ListenAndServe(*paddr, mux)) }()
 	fmt.Fprintln(os.Stderr, http.ListenAndServe(*addr, h))
 }
