@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 
 // hermetic clears the environment the resolver commands read, so that a
 // developer's URIKIT_SERVER never receives a test's writes.
-func hermetic(t *testing.T) {
+func hermetic(t testing.TB) {
 	t.Helper()
 	for _, v := range []string{envServer, envToken, envData, envDB, envAddr, envReadDB, envDNS, envAdminToken, envCache, envLogFormat, envLogLevel} {
 		t.Setenv(v, "")
@@ -220,7 +220,7 @@ func get(t *testing.T, url string) (int, http.Header, string) {
 
 // cli runs urikit in process and fails the test unless it exits with
 // want; it returns standard output and standard error.
-func cli(t *testing.T, want int, args ...string) (string, string) {
+func cli(t testing.TB, want int, args ...string) (string, string) {
 	t.Helper()
 	code, out, errs := runCLI("", args...)
 	if code != want {
@@ -296,7 +296,7 @@ func countRecords(t *testing.T, st resolver.Store) (active, withdrawn int) {
 // genRecords writes n records as JSON Lines: every 10th has two
 // locations, every 7th metadata, every 13th an alias, every 500th is
 // withdrawn. It returns the number withdrawn.
-func genRecords(t *testing.T, path string, n int) int {
+func genRecords(t testing.TB, path string, n int) int {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {

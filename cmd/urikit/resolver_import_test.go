@@ -29,7 +29,7 @@ const roundTripJSONL = `{"urn":"urn:example:a/b%2Fc","aliases":["urn:example:ali
 {"urn":"urn:ex2:second","locations":[{"url":"http://example.net/x?y=1#z","label":"ünïcode"},{"url":"https://example.net/2"}]}
 `
 
-func newDataDir(t *testing.T) string {
+func newDataDir(t testing.TB) string {
 	t.Helper()
 	d := filepath.Join(t.TempDir(), "data")
 	cli(t, exitOK, "authority", "add", "Example", "urn:example:", "urn:ex2:", "--data", d)
@@ -461,24 +461,27 @@ func TestImportStateMismatch(t *testing.T) {
 	}
 }
 
-// TestImportSpeed measures an import of URIKIT_IMPORT_BENCH generated
-// records (e.g. 200000) into a fresh data directory. It is skipped unless
-// the variable is set:
+// BenchmarkImport is urikit import of generated records (20,000, or
+// URIKIT_IMPORT_BENCH) into a fresh data directory, the whole command:
+// reading, checking, writing. bench/import-sqlite.sh does the same with
+// the built binary and a million records.
 //
-//	URIKIT_IMPORT_BENCH=200000 go test -run TestImportSpeed -v ./cmd/urikit/
-func TestImportSpeed(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("URIKIT_IMPORT_BENCH"))
-	if n <= 0 {
-		t.Skip("set URIKIT_IMPORT_BENCH=N to measure an import of N records")
+//	go test -run '^$' -bench Import -benchtime 3x ./cmd/urikit/
+func BenchmarkImport(b *testing.B) {
+	n := 20000
+	if v, _ := strconv.Atoi(os.Getenv("URIKIT_IMPORT_BENCH")); v > 0 {
+		n = v
 	}
-	hermetic(t)
-	in := filepath.Join(t.TempDir(), "in.jsonl")
-	genRecords(t, in, n)
-	d := newDataDir(t)
-	start := time.Now()
-	out, _ := cli(t, exitOK, "import", in, "--data", d, "--quiet")
-	el := time.Since(start)
-	t.Logf("%s\n%d records in %v: %.0f records/s", out, n, el, float64(n)/el.Seconds())
+	hermetic(b)
+	in := filepath.Join(b.TempDir(), "in.jsonl")
+	genRecords(b, in, n)
+	for b.Loop() {
+		b.StopTimer()
+		d := newDataDir(b)
+		b.StartTimer()
+		cli(b, exitOK, "import", in, "--data", d, "--quiet")
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
 
 // TestImportNotAServer: an import against something that is not a urikit
