@@ -13,13 +13,16 @@
 # $CLIENT_CPU (default 1): one thread, 32 connections, bench/i2l.lua picking
 # a name at random from names.txt for every request. Without
 # GENDIR/nginx-map.conf (the 10,000,000-record set: a map that size takes
-# nginx minutes and gigabytes to load) urikit runs alone.
+# nginx minutes and gigabytes to load) urikit runs alone. A third server,
+# bench/httpfloor (net/http answering every name with a made-up redirect,
+# no lookup), runs on the same core in every round: the floor of what a Go
+# server costs here, and of the latencies the machine itself adds.
 set -euo pipefail
 data=$1 gen=$2 rounds=${3:-3} secs=${4:-15}
 bin=${URIKIT:-/tmp/bench-urikit}
 here=$(cd "$(dirname "$0")" && pwd)
 scpu=${SERVER_CPU:-0} ccpu=${CLIENT_CPU:-1}
-UPORT=${UPORT:-18080} NPORT=${NPORT:-18081}
+UPORT=${UPORT:-18080} NPORT=${NPORT:-18081} FPORT=${FPORT:-18082}
 
 missing=
 for t in nginx wrk taskset; do
@@ -74,6 +77,14 @@ if [ -n "$with_nginx" ]; then
 	nginx_master=$!
 fi
 
+# The store file is read once, so that it starts in the operating system's
+# page cache as nginx's map starts in its memory: otherwise the first
+# rounds measure the disk (after other benchmarks evicted the file).
+cat "$data"/urikit.db* >/dev/null
+(cd "$here" && go build -o "$work/httpfloor" ./httpfloor)
+taskset -c "$scpu" "$work/httpfloor" -addr 127.0.0.1:$FPORT 2>"$work/httpfloor.log" &
+pids+=($!)
+
 taskset -c "$scpu" "$bin" serve --addr 127.0.0.1:$UPORT --data "$data" --log-level warn >"$work/urikit.out" 2>"$work/urikit.log" &
 pids+=($!)
 urikit_pid=$!
@@ -88,6 +99,7 @@ wait_up() { # URL
 }
 first=$(head -1 "$gen/names.txt")
 wait_up "http://127.0.0.1:$UPORT/healthz"
+wait_up "http://127.0.0.1:$FPORT/uri-res/I2L?$first"
 [ -z "$with_nginx" ] || wait_up "http://127.0.0.1:$NPORT/uri-res/I2L?$first"
 echo "servers up after $(( $(date +%s) - t0 )) s (nginx loads the map at start)"
 
@@ -114,10 +126,12 @@ run() { # NAME PORT SECONDS
 echo "warm-up (not counted)"
 run urikit $UPORT 5 >/dev/null
 [ -z "$with_nginx" ] || run nginx $NPORT 5 >/dev/null
+run floor $FPORT 5 >/dev/null
 echo "rounds: $rounds × $secs s each, interleaved; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq 1 "$rounds"); do
 	echo "$(run urikit $UPORT "$secs") rss_kib=$(rss $urikit_pid) load=$(cut -d' ' -f1 /proc/loadavg) round=$r"
 	[ -z "$with_nginx" ] || echo "$(run nginx $NPORT "$secs") rss_kib=$(rss $(nginx_pids)) load=$(cut -d' ' -f1 /proc/loadavg) round=$r"
+	echo "$(run floor $FPORT "$secs") load=$(cut -d' ' -f1 /proc/loadavg) round=$r"
 done
 echo "urikit peak RSS: $(awk '/^VmHWM/{print $2}' /proc/$urikit_pid/status) KiB"
 if [ -n "${PROFILE:-}" ]; then
