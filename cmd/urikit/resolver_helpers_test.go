@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/postgres"
 	"github.com/urikit/urikit/resolver/sqlite"
 )
 
@@ -243,6 +244,17 @@ func tokenIn(t *testing.T, out string) string {
 func openData(t *testing.T, dir string) *sqlite.Store {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), dir, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// openDB opens the PostgreSQL store at dsn for the test's length.
+func openDB(t *testing.T, dsn string) *postgres.Store {
+	t.Helper()
+	st, err := postgres.Open(context.Background(), dsn, postgres.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,6 @@ import (
 
 	"github.com/urikit/urikit/internal/pgtest"
 	"github.com/urikit/urikit/resolver"
-	"github.com/urikit/urikit/resolver/postgres"
 	"github.com/urikit/urikit/urn"
 )
 
@@ -344,12 +343,7 @@ func testImportInterrupted(t *testing.T, target string) {
 	}
 	var store resolver.Store
 	if dsn != "" {
-		st, err := postgres.Open(context.Background(), dsn, postgres.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		store = st
+		store = openDB(t, dsn)
 	} else {
 		store = openData(t, data)
 	}
@@ -384,12 +378,7 @@ func TestImportKeepsFileOrder(t *testing.T) {
 				dsn := pgtest.Start(t, pgtest.Options{}).NewDB(t)
 				where = []string{"--db", dsn}
 				cli(t, exitOK, append([]string{"authority", "add", "Example", "urn:example:"}, where...)...)
-				st, err := postgres.Open(context.Background(), dsn, postgres.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { st.Close() })
-				store = st
+				store = openDB(t, dsn)
 			} else {
 				where = []string{"--data", newDataDir(t)}
 			}
