@@ -181,19 +181,8 @@ func TestVerifyFindsSQLEditsOfAccessAndIndex(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dsn := cluster.NewDB(t)
 			st := open(t, dsn, postgres.Options{})
-			svc := resolver.New(st, resolver.Options{AdminToken: "admin-token-for-tests"})
-			admin, err := svc.Authenticate(ctx, "admin-token-for-tests")
-			if err != nil {
-				t.Fatal(err)
-			}
-			auth, tok, err := svc.CreateAuthority(ctx, admin, "Tests", []string{"urn:example:"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := svc.Authenticate(ctx, tok)
-			if err != nil {
-				t.Fatal(err)
-			}
+			svc, m := service(t, st)
+			admin, auth := resolver.Principal{Admin: true}, m.AuthorityID
 			if _, _, err := svc.Put(ctx, m, "urn:example:a", recordInput("https://example.org/a")); err != nil {
 				t.Fatal(err)
 			}
@@ -201,11 +190,11 @@ func TestVerifyFindsSQLEditsOfAccessAndIndex(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			second, _, err := svc.AddToken(ctx, admin, auth.ID, "second")
+			second, _, err := svc.AddToken(ctx, admin, auth, "second")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := svc.RevokeToken(ctx, admin, auth.ID, second.ID); err != nil {
+			if err := svc.RevokeToken(ctx, admin, auth, second.ID); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := svc.AddRule(ctx, admin, "urn:nbn:de:", "https://resolver.example/"); err != nil {
@@ -229,7 +218,7 @@ func TestVerifyFindsSQLEditsOfAccessAndIndex(t *testing.T) {
 			svc.Invalidate()
 			switch tc.name {
 			case "TokenInserted", "TokenHashSwapped": // the edit is real
-				if p, err := svc.Authenticate(ctx, "urikit_forged"); err != nil || p.AuthorityID != auth.ID {
+				if p, err := svc.Authenticate(ctx, "urikit_forged"); err != nil || p.AuthorityID != auth {
 					t.Fatalf("the forged token: %+v %v", p, err)
 				}
 			case "IndexRowAdded":
@@ -252,7 +241,7 @@ func TestVerifyFindsSQLEditsOfAccessAndIndex(t *testing.T) {
 				}
 			case !errors.As(err, &ae) || ae.Kind != tc.kind:
 				t.Fatalf("Verify after %s: %v", tc.sql, err)
-			case tc.kind == "token" && ae.Authority != auth.ID:
+			case tc.kind == "token" && ae.Authority != auth:
 				t.Errorf("names authority %d: %v", ae.Authority, err)
 			}
 			for _, w := range tc.want {
