@@ -62,18 +62,7 @@ func TestVerifyFindsSQLEdits(t *testing.T) {
 			if _, err := svc.Verify(ctx, nil); err != nil {
 				t.Fatal(err)
 			}
-			conn, err := pgx.Connect(ctx, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close(ctx)
-			tag, err := conn.Exec(ctx, tc.sql)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tag.RowsAffected() != 1 {
-				t.Fatalf("the edit changed %d rows", tag.RowsAffected())
-			}
+			editWithSQL(t, dsn, tc.sql)
 			_, err = svc.Verify(ctx, nil)
 			var se *resolver.StateError
 			if !errors.As(err, &se) || resolver.IsChainError(err) {
@@ -97,20 +86,33 @@ func TestVerifyFindsSQLEdits(t *testing.T) {
 		if _, _, err := svc.Put(ctx, m, "urn:example:a", recordInput("https://example.org/a")); err != nil {
 			t.Fatal(err)
 		}
-		conn, err := pgx.Connect(ctx, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, `UPDATE log SET data = convert_to(replace(convert_from(data, 'UTF8'), 'example.org', 'evil.ex.org'), 'UTF8') WHERE action = 'name.create'`); err != nil {
-			t.Fatal(err)
-		}
-		_, err = svc.Verify(ctx, nil)
+		editWithSQL(t, dsn, `UPDATE log SET data = convert_to(replace(convert_from(data, 'UTF8'), 'example.org', 'evil.ex.org'), 'UTF8') WHERE action = 'name.create'`)
+		_, err := svc.Verify(ctx, nil)
 		var ce *resolver.ChainError
 		if !errors.As(err, &ce) || resolver.IsStateError(err) {
 			t.Fatalf("Verify after a history edit: %v", err)
 		}
 	})
+}
+
+// editWithSQL changes the database at dsn with one statement, as a person
+// with psql would, behind the Service's back; the statement must change
+// exactly one row, so that a test never passes on an edit that missed.
+func editWithSQL(t *testing.T, dsn, sql string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tag, err := conn.Exec(ctx, sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tag.RowsAffected() != 1 {
+		t.Fatalf("the edit changed %d rows: %s", tag.RowsAffected(), sql)
+	}
 }
 
 // service is a Service over st with one authority owning urn:example:,
@@ -203,18 +205,7 @@ func TestVerifyFindsSQLEditsOfAccessAndIndex(t *testing.T) {
 			if rep, err := svc.VerifyAll(ctx, nil); err != nil || rep.Tokens != 2 || rep.Rules != 1 || rep.Authorities != 1 || rep.Locations != 3 {
 				t.Fatalf("before: %+v %v", rep, err)
 			}
-			conn, err := pgx.Connect(ctx, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close(ctx)
-			tag, err := conn.Exec(ctx, tc.sql)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tag.RowsAffected() != 1 {
-				t.Fatalf("the edit changed %d rows", tag.RowsAffected())
-			}
+			editWithSQL(t, dsn, tc.sql)
 			svc.Invalidate()
 			switch tc.name {
 			case "TokenInserted", "TokenHashSwapped": // the edit is real
