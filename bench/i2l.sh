@@ -16,7 +16,7 @@
 # nginx minutes and gigabytes to load) urikit runs alone. A third server,
 # bench/httpfloor (net/http answering every name with a made-up redirect,
 # no lookup), runs on the same core in every round: the floor of what a Go
-# server costs here, and of the latencies the machine itself adds.
+# server costs here before it does any work.
 set -euo pipefail
 data=$1 gen=$2 rounds=${3:-3} secs=${4:-15}
 bin=${URIKIT:-/tmp/bench-urikit}
@@ -101,7 +101,7 @@ first=$(head -1 "$gen/names.txt")
 wait_up "http://127.0.0.1:$UPORT/healthz"
 wait_up "http://127.0.0.1:$FPORT/uri-res/I2L?$first"
 [ -z "$with_nginx" ] || wait_up "http://127.0.0.1:$NPORT/uri-res/I2L?$first"
-echo "servers up after $(( $(date +%s) - t0 )) s (nginx loads the map at start)"
+echo "servers up after $(( $(date +%s) - t0 )) s${with_nginx:+ (nginx loads the map at start)}"
 
 # Both answer the same request with the same redirect.
 for i in 0 1 777777; do
