@@ -22,6 +22,10 @@ const (
 	ActionRuleAdd           Action = "rule.add"
 	ActionRuleRemove        Action = "rule.remove"
 	ActionKeysMigrate       Action = "keys.migrate"
+	// ActionAdminToken records the fingerprint of a generated admin
+	// token's hash (the setting AdminTokenSetting), so that Verify can
+	// tell when the setting no longer holds the token that was issued.
+	ActionAdminToken Action = "admin.token"
 )
 
 // Entry is one change in the directory's history: a single append-only log

@@ -228,6 +228,12 @@ type tokenEntryJSON struct {
 	Fingerprint string `json:"fingerprint,omitempty"`
 }
 
+// adminTokenEntryJSON is the data of an admin.token entry: the
+// fingerprint of the generated admin token's hash, and nothing else.
+type adminTokenEntryJSON struct {
+	Fingerprint string `json:"fingerprint"`
+}
+
 func (t Token) entryJSON() tokenEntryJSON {
 	j := tokenEntryJSON{tokenJSON: tokenJSON{ID: t.ID, Authority: t.AuthorityID, Label: t.Label, Created: t.Created.UTC()},
 		Fingerprint: tokenFingerprint(t.Hash)}

@@ -36,9 +36,9 @@ const (
 	maxLabelBytes           = 1024
 )
 
-// settingAdminHash names the setting that holds the SHA-256 of a generated
-// admin token, in hex.
-const settingAdminHash = "admin-token-sha256"
+// AdminTokenSetting names the setting that holds the SHA-256 of a
+// generated admin token, in hex.
+const AdminTokenSetting = "admin-token-sha256"
 
 // Service is the resolver's policy: what a name resolves to, who may change
 // what, and the rules a change must follow. It is safe for concurrent use.
@@ -169,7 +169,7 @@ func (s *Service) EnsureAdminToken(ctx context.Context) (generated string, err e
 	if s.opts.AdminToken != "" {
 		return "", nil
 	}
-	if _, err := s.store.Setting(ctx, settingAdminHash); err == nil {
+	if _, err := s.store.Setting(ctx, AdminTokenSetting); err == nil {
 		return "", nil
 	} else if !errors.Is(err, ErrNotFound) {
 		return "", storeError(err)
@@ -177,11 +177,26 @@ func (s *Service) EnsureAdminToken(ctx context.Context) (generated string, err e
 	tok := NewToken()
 	err = s.store.Update(ctx, func(tx Tx) error {
 		// Two instances starting at once: the first one's token stands.
-		if _, err := tx.Setting(ctx, settingAdminHash); err == nil {
+		if _, err := tx.Setting(ctx, AdminTokenSetting); err == nil {
 			tok = ""
 			return nil
 		}
-		return tx.SetSetting(ctx, settingAdminHash, fmt.Sprintf("%x", HashToken(tok)))
+		now, err := s.stamp(ctx, tx)
+		if err != nil {
+			return err
+		}
+		h := HashToken(tok)
+		if err := tx.SetSetting(ctx, AdminTokenSetting, fmt.Sprintf("%x", h)); err != nil {
+			return err
+		}
+		// The history pins the hash by its fingerprint, as it does a
+		// maintainer's token: Verify finds the setting changed behind
+		// the service's back.
+		data, err := json.Marshal(adminTokenEntryJSON{Fingerprint: tokenFingerprint(h)})
+		if err != nil {
+			return err
+		}
+		return tx.Append(ctx, &Entry{Time: now, Action: ActionAdminToken, Subject: "admin", Actor: System.Actor(), Data: data})
 	})
 	if err != nil {
 		return "", storeError(err)
@@ -225,7 +240,7 @@ func (s *Service) adminTokenHash(ctx context.Context) ([]byte, error) {
 	if s.adminHash != nil {
 		return s.adminHash, nil
 	}
-	v, err := s.store.Setting(ctx, settingAdminHash)
+	v, err := s.store.Setting(ctx, AdminTokenSetting)
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil
 	}

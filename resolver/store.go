@@ -123,6 +123,9 @@ type AccessState struct {
 	Authorities []Authority
 	Tokens      []Token
 	Rules       []Rule
+	// AdminTokenHash is the setting AdminTokenSetting, "" when there is
+	// none (no admin token generated: URIKIT_ADMIN_TOKEN, or not started).
+	AdminTokenHash string
 }
 
 // LocationRow is one row of a store's location index, the table L2N, L2L

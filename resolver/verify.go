@@ -32,6 +32,12 @@ type VerifyReport struct {
 	// recorded a fingerprint of each token's hash: their hash could not be
 	// checked (everything else about them was).
 	UnpinnedTokens int64
+	// AdminToken tells that the generated admin token's hash was compared
+	// with the fingerprint its history entry recorded. UnpinnedAdminToken
+	// tells that a hash is stored but no entry recorded it: a store whose
+	// admin token was generated before the history recorded it; that hash
+	// could not be checked.
+	AdminToken, UnpinnedAdminToken bool
 }
 
 // Verify runs VerifyAll and returns how many history entries it checked;
@@ -109,6 +115,7 @@ func (s *Service) VerifyAll(ctx context.Context, progress func(VerifyReport)) (V
 	}
 	counts, err := replay.compare(access)
 	rep.Authorities, rep.Tokens, rep.Rules, rep.UnpinnedTokens = counts.authorities, counts.tokens, counts.rules, counts.unpinned
+	rep.AdminToken, rep.UnpinnedAdminToken = counts.admin, counts.unpinnedAdmin
 	if err != nil {
 		return fail(err)
 	}

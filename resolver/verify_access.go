@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,7 +18,7 @@ import (
 // Each of these hands names, or the lookups of names, to someone the
 // history never gave them to.
 type AccessError struct {
-	Kind      string // "authority", "token" or "rule"
+	Kind      string // "authority", "token", "rule" or "admin token"
 	ID        int64
 	Authority int64  // for a token: its authority, as stored or else as the history has it
 	Seq       int64  // the history entry compared with; 0 when there is none
@@ -29,8 +30,11 @@ func (e *AccessError) Error() string {
 }
 
 // Subject names what e is about: "authority 2", "token 7 of authority 2",
-// "rule 3".
+// "rule 3", "the admin token".
 func (e *AccessError) Subject() string {
+	if e.Kind == "admin token" {
+		return "the admin token"
+	}
 	s := e.Kind + " " + strconv.FormatInt(e.ID, 10)
 	if e.Kind == "token" {
 		s += " of authority " + strconv.FormatInt(e.Authority, 10)
@@ -52,6 +56,12 @@ type accessReplay struct {
 	authorities map[int64]replayed[Authority]
 	tokens      map[int64]replayedToken
 	rules       map[int64]replayed[Rule]
+	// admin is the fingerprint of the generated admin token's hash as the
+	// last admin.token entry, adminSeq, recorded it; adminSeq is 0 when
+	// no entry did (URIKIT_ADMIN_TOKEN, or a store from before the
+	// history recorded it).
+	admin    string
+	adminSeq int64
 }
 
 // replayed is one item as the last entry about it, Seq, left it.
@@ -120,6 +130,15 @@ func (r *accessReplay) apply(e Entry) error {
 		} else {
 			r.rules[j.ID] = replayed[Rule]{Rule(j), e.Seq}
 		}
+	case ActionAdminToken:
+		var j adminTokenEntryJSON
+		if err := json.Unmarshal(e.Data, &j); err != nil {
+			return bad("admin token", err)
+		}
+		if j.Fingerprint == "" {
+			return bad("admin token", errors.New("no fingerprint"))
+		}
+		r.admin, r.adminSeq = j.Fingerprint, e.Seq
 	}
 	return nil
 }
@@ -135,6 +154,8 @@ func idOf(subject string) int64 {
 type accessCounts struct {
 	authorities, tokens, rules int64
 	unpinned                   int64 // tokens whose history records no fingerprint of their hash
+	admin                      bool  // the admin token's hash was compared with the history's
+	unpinnedAdmin              bool  // an admin token's hash is stored, but no entry recorded it
 }
 
 // compare checks the stored authorities, tokens and rules against the
@@ -237,6 +258,26 @@ func (r *accessReplay) compare(st AccessState) (accessCounts, error) {
 	if id, want, ok := firstMissing(r.rules, st.Rules, func(ru Rule) int64 { return ru.ID }); ok {
 		return n, &AccessError{Kind: "rule", ID: id, Seq: want.seq,
 			Reason: fmt.Sprintf("history entry %d added it (%s to %s), but the rules table has no row for it", want.seq, want.v.Prefix, want.v.Target)}
+	}
+
+	// The generated admin token. A store whose token was generated before
+	// the history recorded it has a hash and no entry: it is counted, not
+	// failed, as a token without a fingerprint is (nothing in the store
+	// tells that hash from one written behind the service's back).
+	switch {
+	case r.adminSeq != 0 && st.AdminTokenHash == "":
+		return n, &AccessError{Kind: "admin token", Seq: r.adminSeq, Reason: fmt.Sprintf("history entry %d recorded its hash, "+
+			"but the settings hold none: the next start would issue a new admin token to whoever starts the server", r.adminSeq)}
+	case r.adminSeq != 0:
+		h, err := hex.DecodeString(st.AdminTokenHash)
+		if err != nil || tokenFingerprint(h) != r.admin {
+			// Neither hash is shown, as for a maintainer's token.
+			return n, &AccessError{Kind: "admin token", Seq: r.adminSeq, Reason: fmt.Sprintf("its hash in the settings is not the one "+
+				"history entry %d recorded: it accepts a secret other than the one issued", r.adminSeq)}
+		}
+		n.admin = true
+	case st.AdminTokenHash != "":
+		n.unpinnedAdmin = true
 	}
 	return n, nil
 }

@@ -479,11 +479,19 @@ func runVerify(args []string, s *stdio) int {
 	fmt.Fprintf(s.out, "history verified: %s, the last %d with hash %x\n", plural(int(rep.Entries), "entry", "entries"), head.Seq, head.Hash)
 	fmt.Fprintf(s.out, "state verified: %s and %s, as the history says\n", plural(int(rep.Records), "record", "records"), plural(int(rep.Keys), "key", "keys"))
 	fmt.Fprintf(s.out, "location index verified: %s, the keys of the records' locations\n", plural(int(rep.Locations), "row", "rows"))
-	fmt.Fprintf(s.out, "access verified: %s, %s and %s, as the history says\n", plural(int(rep.Authorities), "authority", "authorities"),
-		plural(int(rep.Tokens), "token", "tokens"), plural(int(rep.Rules), "delegation rule", "delegation rules"))
+	access := plural(int(rep.Authorities), "authority", "authorities") + ", " + plural(int(rep.Tokens), "token", "tokens")
+	if rep.AdminToken {
+		access += ", " + plural(int(rep.Rules), "delegation rule", "delegation rules") + " and the admin token"
+	} else {
+		access += " and " + plural(int(rep.Rules), "delegation rule", "delegation rules")
+	}
+	fmt.Fprintf(s.out, "access verified: %s, as the history says\n", access)
 	if rep.UnpinnedTokens > 0 {
 		fmt.Fprintf(s.out, "note: %s created before the history recorded token hashes: all but the hash checked\n",
 			plural(int(rep.UnpinnedTokens), "token was", "tokens were"))
+	}
+	if rep.UnpinnedAdminToken {
+		fmt.Fprintln(s.out, "note: the admin token was generated before the history recorded its hash: its hash is not checked")
 	}
 	return exitOK
 }

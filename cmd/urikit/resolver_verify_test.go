@@ -157,3 +157,66 @@ func TestVerifyAccessAndIndex(t *testing.T) {
 		}, `'\x`+hash+`'::bytea`, "now()")
 	})
 }
+
+// TestVerifyAdminToken: the admin token that serve generates on first
+// start is pinned by a history entry, so urikit verify finds its hash
+// replaced or removed with SQL (exit status 1, neither hash shown); a
+// directory whose token an older build generated (a hash, no entry) gets
+// a note, not a failure.
+func TestVerifyAdminToken(t *testing.T) {
+	hermetic(t)
+	ctx := context.Background()
+	forged := fmt.Sprintf("%x", resolver.HashToken("urikit_forged"))
+	exec := func(t *testing.T, data, q string) {
+		t.Helper()
+		db, err := sql.Open("sqlite", filepath.Join(data, sqlite.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		res, err := db.ExecContext(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			t.Fatalf("%s: %d rows, %v", q, n, err)
+		}
+	}
+
+	data := filepath.Join(t.TempDir(), "data")
+	cli(t, exitOK, "authority", "add", "Example", "urn:example:", "--data", data)
+	st := openData(t, data)
+	tok, err := resolver.New(st, resolver.Options{}).EnsureAdminToken(ctx)
+	if err != nil || tok == "" {
+		t.Fatalf("EnsureAdminToken: %q %v", tok, err)
+	}
+	stored := fmt.Sprintf("%x", resolver.HashToken(tok))
+	out, _ := cli(t, exitOK, "verify", "--data", data)
+	if !strings.Contains(out, "access verified: 1 authority, 1 token, 0 delegation rules and the admin token, as the history says\n") ||
+		strings.Contains(out, "note:") {
+		t.Fatalf("verify: %s", out)
+	}
+	refused := func(want *regexp.Regexp) {
+		t.Helper()
+		_, errs := cli(t, exitInvalid, "verify", "--data", data)
+		if !want.MatchString(errs) || strings.Contains(errs, stored) || strings.Contains(errs, forged) {
+			t.Errorf("verify: stderr does not match %s (or shows a hash):\n%s", want, errs)
+		}
+	}
+	exec(t, data, `UPDATE settings SET value = '`+forged+`' WHERE name = '`+resolver.AdminTokenSetting+`'`)
+	refused(regexp.MustCompile(`^urikit verify: the admin token is not what the history says: its hash in the settings is not the one ` +
+		`history entry 3 recorded: it accepts a secret other than the one issued; the history \(3 entries\) verified\n$`))
+	exec(t, data, `DELETE FROM settings WHERE name = '`+resolver.AdminTokenSetting+`'`)
+	refused(regexp.MustCompile(`^urikit verify: the admin token is not what the history says: history entry 3 recorded its hash, ` +
+		`but the settings hold none: the next start would issue a new admin token to whoever starts the server; the history \(3 entries\) verified\n$`))
+
+	// An older build's directory: the hash and no entry.
+	old := filepath.Join(t.TempDir(), "old")
+	cli(t, exitOK, "authority", "add", "Example", "urn:example:", "--data", old)
+	exec(t, old, `INSERT INTO settings (name, value) VALUES ('`+resolver.AdminTokenSetting+`', '`+stored+`')`)
+	out, _ = cli(t, exitOK, "verify", "--data", old)
+	if !strings.Contains(out, "access verified: 1 authority, 1 token and 0 delegation rules, as the history says\n") ||
+		!strings.Contains(out, "note: the admin token was generated before the history recorded its hash: its hash is not checked\n") {
+		t.Fatalf("verify of an older build's directory: %s", out)
+	}
+}

@@ -55,6 +55,8 @@ func (d *data) accessState() resolver.AccessState {
 		Authorities: sortedValues(d.authorities, func(a resolver.Authority) int64 { return a.ID }),
 		Tokens:      sortedValues(d.tokens, func(t resolver.Token) int64 { return t.ID }),
 		Rules:       sortedValues(d.rules, func(r resolver.Rule) int64 { return r.ID }),
+
+		AdminTokenHash: d.settings[resolver.AdminTokenSetting],
 	}
 	for i := range st.Authorities {
 		st.Authorities[i].Prefixes = slices.Clone(st.Authorities[i].Prefixes)

@@ -365,5 +365,14 @@ func (r reader) accessState(ctx context.Context) (resolver.AccessState, error) {
 		}
 		st.Tokens = append(st.Tokens, t)
 	}
-	return st, rows.Err()
+	if err := rows.Err(); err != nil {
+		return st, err
+	}
+	rows.Close()
+	// No row leaves AdminTokenHash "": no admin token was generated.
+	err = r.q.QueryRow(ctx, `SELECT value FROM settings WHERE name = $1`, resolver.AdminTokenSetting).Scan(&st.AdminTokenHash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = nil
+	}
+	return st, err
 }

@@ -302,7 +302,7 @@ func locationRows(ctx context.Context, q queryer, after *resolver.LocationRow, l
 	return out, storeErr(ctx, what, rows.Err())
 }
 
-// AccessState implements resolver.Reader: four statements in one read
+// AccessState implements resolver.Reader: five statements in one read
 // transaction.
 func (s *Store) AccessState(ctx context.Context) (st resolver.AccessState, err error) {
 	err = s.readTx(ctx, func(q queryer) error {
@@ -321,7 +321,7 @@ func (t *tx) AccessState(ctx context.Context) (resolver.AccessState, error) {
 }
 
 func accessState(ctx context.Context, q queryer) (resolver.AccessState, error) {
-	const what = "reading authorities, tokens and rules"
+	const what = "reading authorities, tokens, rules and the admin token's hash"
 	var st resolver.AccessState
 	each := func(query string, scan func(*sql.Rows) error) error {
 		rows, err := q.QueryContext(ctx, query)
@@ -362,6 +362,12 @@ func accessState(ctx context.Context, q queryer) (resolver.AccessState, error) {
 			ru.Created = fromMicros(created)
 			st.Rules = append(st.Rules, ru)
 			return err
+		})
+	}
+	if err == nil {
+		// No row leaves AdminTokenHash "": no admin token was generated.
+		err = each(`SELECT value FROM settings WHERE name = '`+resolver.AdminTokenSetting+`'`, func(r *sql.Rows) error {
+			return r.Scan(&st.AdminTokenHash)
 		})
 	}
 	return st, err

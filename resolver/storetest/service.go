@@ -37,6 +37,7 @@ func RunService(t *testing.T, b Backend) {
 		{"StateEditsAreFound", testVerifyTamper},
 		{"AccessVerifies", testVerifyAccess},
 		{"AccessEditsAreFound", testVerifyAccessTamper},
+		{"AdminTokenIsPinned", testVerifyAdminToken},
 		{"LocationIndexVerifies", testVerifyLocations},
 		{"Migrate", testMigrate},
 		{"ByLocationAndDuplicates", testByLocation},

@@ -276,6 +276,8 @@ func actionText(a resolver.Action) string {
 		return "withdrawn"
 	case resolver.ActionKeysMigrate:
 		return "keys migrated"
+	case resolver.ActionAdminToken:
+		return "admin token generated"
 	}
 	return string(a)
 }
