@@ -384,6 +384,9 @@ func (s *Service) checkInput(u urn.URN, in RecordInput) (Record, []string, error
 		}
 		l.URL, l.Key = loc, key
 		if l.Type != "" {
+			if len(l.Type) > maxLabelBytes {
+				return Record{}, nil, invalid(field+".type", maxLabelBytes, "a media type has at most %d bytes", maxLabelBytes)
+			}
 			if _, _, err := mime.ParseMediaType(l.Type); err != nil {
 				return Record{}, nil, invalid(field+".type", -1, "not a media type: %v", err)
 			}
@@ -747,6 +750,11 @@ func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, succe
 		return Record{}, err
 	}
 	if successor != "" {
+		// Bounded as a location is: it goes out in the Link header of
+		// every answer about the name (RFC 8288), for ever.
+		if len(successor) > MaxURLBytes {
+			return Record{}, invalid("successor", MaxURLBytes, "a successor has at most %d bytes", MaxURLBytes)
+		}
 		if _, _, err := locationKey("successor", successor); err != nil {
 			return Record{}, err
 		}

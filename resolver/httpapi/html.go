@@ -6,14 +6,18 @@ import (
 	"html/template"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/internal/link"
 )
 
 // The HTML a browser gets from the resolution services: small pages, one
-// template each. html/template escapes every value, and an href whose
-// scheme is not safe (javascript:…) is replaced, so a registered location
-// cannot script the resolver's origin.
+// template each. html/template escapes every value. A location is a link
+// only when its scheme navigates (package link: http, ftp, gopher, …); any
+// other (javascript:…, data:…) is shown as text, so a registered location
+// cannot script the resolver's origin. A successor that is a name links
+// to its resolution here, by the path style.
 
 const (
 	pageList    = "list"
@@ -45,7 +49,19 @@ type urcsPage struct {
 
 type problemPage struct{ P *problem }
 
-var pages = template.Must(template.New("").Parse(`
+// pageFuncs: href is a location's link, or "" for none; successor is a
+// successor's link, a name's being its resolution on this server.
+var pageFuncs = template.FuncMap{
+	"href": link.Href,
+	"successor": func(s string) template.URL {
+		if len(s) > 4 && strings.EqualFold(s[:4], "urn:") {
+			return template.URL("/" + s)
+		}
+		return link.Href(s)
+	},
+}
+
+var pages = template.Must(template.New("").Funcs(pageFuncs).Parse(`
 {{define "head"}}<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
 <title>{{.}} · urikit</title>
@@ -58,7 +74,7 @@ var pages = template.Must(template.New("").Parse(`
 <h1>Locations of <code>{{.Asked}}</code></h1>
 {{if and .Name (ne .Name .Asked)}}<p>Registered as <code>{{.Name}}</code>.</p>{{end}}
 <UL>
-{{range .Locations}}<LI><A HREF="{{.URL}}">{{.URL}}</A>{{if .Type}} <small>({{.Type}})</small>{{end}}{{if .Label}} — {{.Label}}{{end}}
+{{range .Locations}}<LI>{{$u := .URL}}{{with href $u}}<A HREF="{{.}}">{{$u}}</A>{{else}}<code>{{$u}}</code>{{end}}{{if .Type}} <small>({{.Type}})</small>{{end}}{{if .Label}} — {{.Label}}{{end}}
 {{end}}</UL>
 {{template "foot"}}{{end}}
 
@@ -73,9 +89,9 @@ var pages = template.Must(template.New("").Parse(`
 <h1><code>{{.Rec.URN}}</code></h1>
 <dl>
 <dt>Status</dt><dd>{{.Rec.Status}}{{if .Rec.Reason}}: {{.Rec.Reason}}{{end}}</dd>
-{{if .Rec.Successor}}<dt>Successor</dt><dd><a href="{{.Rec.Successor}}">{{.Rec.Successor}}</a></dd>{{end}}
+{{with .Rec.Successor}}{{$s := .}}<dt>Successor</dt><dd>{{with successor $s}}<a href="{{.}}">{{$s}}</a>{{else}}<code>{{$s}}</code>{{end}}</dd>{{end}}
 {{if .Rec.Aliases}}<dt>Aliases</dt><dd>{{range .Rec.Aliases}}<code>{{.}}</code> {{end}}</dd>{{end}}
-<dt>Locations</dt><dd><UL>{{range .Rec.Locations}}<LI><A HREF="{{.URL}}">{{.URL}}</A>{{if .Type}} <small>({{.Type}})</small>{{end}}{{if .Label}} — {{.Label}}{{end}}
+<dt>Locations</dt><dd><UL>{{range .Rec.Locations}}<LI>{{$u := .URL}}{{with href $u}}<A HREF="{{.}}">{{$u}}</A>{{else}}<code>{{$u}}</code>{{end}}{{if .Type}} <small>({{.Type}})</small>{{end}}{{if .Label}} — {{.Label}}{{end}}
 {{end}}</UL></dd>
 <dt>Metadata</dt><dd><pre>{{.Meta}}</pre></dd>
 <dt>Registered</dt><dd>{{.Rec.Created.UTC.Format "2006-01-02 15:04:05 MST"}}</dd>
@@ -86,7 +102,7 @@ var pages = template.Must(template.New("").Parse(`
 {{define "urcs"}}{{template "head" .Asked}}
 <h1>Descriptions of <code>{{.Asked}}</code></h1>
 {{range .Versions}}<h2>{{.Time.Format "2006-01-02 15:04:05 MST"}} · {{.Action}}</h2>
-<p>Status {{.Record.Status}}. Locations:</p><UL>{{range .Record.Locations}}<LI><A HREF="{{.URL}}">{{.URL}}</A>
+<p>Status {{.Record.Status}}. Locations:</p><UL>{{range .Record.Locations}}<LI>{{$u := .URL}}{{with href $u}}<A HREF="{{.}}">{{$u}}</A>{{else}}<code>{{$u}}</code>{{end}}
 {{end}}</UL>
 {{end}}
 {{template "foot"}}{{end}}
@@ -94,7 +110,7 @@ var pages = template.Must(template.New("").Parse(`
 {{define "problem"}}{{template "head" .P.Title}}
 <h1>{{.P.Status}} · {{.P.Title}}</h1>
 <p>{{.P.Detail}}</p>
-{{if .P.Successor}}<p>It was replaced by <a href="{{.P.Successor}}">{{.P.Successor}}</a>.</p>{{end}}
+{{with .P.Successor}}{{$s := .}}<p>It was replaced by {{with successor $s}}<a href="{{.}}">{{$s}}</a>{{else}}<code>{{$s}}</code>{{end}}.</p>{{end}}
 {{if .P.Services}}<p>The services are: {{range .P.Services}}<code>{{.}}</code> {{end}}</p>{{end}}
 {{template "foot"}}{{end}}
 `))

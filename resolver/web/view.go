@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/urikit/urikit/resolver"
+	htmllink "github.com/urikit/urikit/resolver/internal/link"
 	"github.com/urikit/urikit/urn"
 )
 
@@ -400,6 +401,10 @@ func displayText(s string) string {
 // funcMap returns the templates' helpers.
 func funcMap(api string) template.FuncMap {
 	return template.FuncMap{
+		// href: a location's link, or "" when its scheme is not one a
+		// browser only navigates to (package link); the page then shows
+		// it as text.
+		"href": htmllink.Href,
 		"page": pageURL,
 		"seg":  pathSegment,
 		// service is the RFC 2169 request for a name: the name goes in the

@@ -1009,6 +1009,8 @@ func testPutErrors(t *testing.T, ns func(*testing.T) resolver.Store) {
 		{"urn:example:e", `{"locations":[{"url":"https://example.org/x"},{"url":"JAVASCRIPT:alert(1)"}]}`, 400, "locations[1].url", 0},
 		{"urn:example:e", `{"locations":[{"url":"vbscript:msgbox(1)"}]}`, 400, "locations[0].url", 0},
 		{"urn:example:e", `{"locations":[{"url":"Data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg=="}]}`, 400, "locations[0].url", 0},
+		// A media type is bounded as a label is.
+		{"urn:example:e", `{"locations":[{"url":"https://example.org/x","type":"text/` + strings.Repeat("a", 1020) + `"}]}`, 400, "locations[0].type", 1024},
 	} {
 		p := f.Put(f.books, c.name, c.body).Want(t, c.status).Problem(t)
 		if p.Field != c.field || (c.offset >= 0) != (p.Offset != nil) || p.Offset != nil && *p.Offset != c.offset {
@@ -1094,6 +1096,13 @@ func testWithdrawAndHistory(t *testing.T, ns func(*testing.T) resolver.Store) {
 	if p.Field != "successor" {
 		t.Fatalf("successor: %+v", p)
 	}
+	// A successor goes out in the Link header of every answer about the
+	// name: it is bounded as a location's URL is.
+	long := "https://example.org/" + strings.Repeat("a", resolver.MaxURLBytes)
+	p = f.Do("POST", "/api/v1/names/urn:example:h/withdraw", `{"successor":"`+long+`"}`, auth(f.books)...).Want(t, 400).Problem(t)
+	if p.Field != "successor" || p.Offset == nil || *p.Offset != resolver.MaxURLBytes {
+		t.Fatalf("a successor over %d bytes: %+v", resolver.MaxURLBytes, p)
+	}
 	f.Clock.Advance(time.Minute)
 	r := f.Do("POST", "/api/v1/names/urn:example:h/withdraw", `{"reason":"r","successor":"urn:example:h2"}`, auth(f.books)...).Want(t, 200)
 	if !strings.Contains(r.Body, `"status":"withdrawn"`) || !strings.Contains(r.Body, `"successor":"urn:example:h2"`) {
@@ -1120,6 +1129,18 @@ func testWithdrawAndHistory(t *testing.T, ns func(*testing.T) resolver.Store) {
 	// The successor is in the Link of the 410 (a URN successor too).
 	r = f.Do("GET", "/urn:example:h", "").Want(t, 410)
 	wantHeader(t, r, "Link", `<urn:example:h2>; rel="successor-version"`)
+	// On the page, a URN successor links to its resolution here (an href
+	// of urn: would be blanked by html/template), and an ftp location is
+	// a link like an http one.
+	r = f.Do("GET", "/urn:example:h", "", "Accept", browserAccept).Want(t, 410)
+	if !strings.Contains(r.Body, `It was replaced by <a href="/urn:example:h2">urn:example:h2</a>.`) || strings.Contains(r.Body, "#ZgotmplZ") {
+		t.Fatalf("410 page: %s", r.Body)
+	}
+	f.Put(f.books, "urn:example:h2", `{"locations":[{"url":"ftp://ftp.example.com/pub/h2.txt"}]}`).Want(t, 201)
+	r = f.Do("GET", "/uri-res/I2Ls?urn:example:h2", "", "Accept", browserAccept).Want(t, 200)
+	if !strings.Contains(r.Body, `<LI><A HREF="ftp://ftp.example.com/pub/h2.txt">ftp://ftp.example.com/pub/h2.txt</A>`) {
+		t.Fatalf("HTML list with an ftp location: %s", r.Body)
+	}
 }
 
 func testRules(t *testing.T, ns func(*testing.T) resolver.Store) {
