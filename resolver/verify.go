@@ -307,10 +307,23 @@ func (s *Service) verifyState(ctx context.Context, st RecordState) error {
 			return fail(st.Record.URN, "%s in history entry %d", d, st.Latest.Seq)
 		}
 	}
+	// The record's history, read at most once and only when needed: for a
+	// retired key, or when the record has changed since its creation.
+	var hist []Entry
+	history := func() ([]Entry, error) {
+		if hist == nil {
+			h, err := s.store.History(ctx, st.ID)
+			if err != nil {
+				return nil, storeError(err)
+			}
+			hist = h
+		}
+		return hist, nil
+	}
 	everAlias := func(spelling string) (bool, error) {
-		hist, err := s.store.History(ctx, st.ID)
+		hist, err := history()
 		if err != nil {
-			return false, storeError(err)
+			return false, err
 		}
 		for _, e := range hist {
 			var r Record
@@ -326,6 +339,35 @@ func (s *Service) verifyState(ctx context.Context, st RecordState) error {
 	}
 	if d != "" {
 		return fail(st.Record.URN, "%s (history entry %d)", d, st.Latest.Seq)
+	}
+	// An alias the record no longer has stays reserved to it under its
+	// key for ever (never reused, seed 000 guideline 2). A row deleted
+	// from the keys table would free the name for anyone, and diffKeys,
+	// which reads only the keys there are, cannot see it missing: the
+	// history can. A record never changed since its creation has no such
+	// alias, and costs nothing more.
+	if st.Latest.Action != ActionNameCreate {
+		hist, err := history()
+		if err != nil {
+			return err
+		}
+		seen := map[string]bool{}
+		for _, e := range hist {
+			var r Record
+			if e.Seq > st.Latest.Seq || json.Unmarshal(e.Data, &r) != nil {
+				continue
+			}
+			for _, a := range r.Aliases {
+				if seen[a] || a == snap.URN || slices.Contains(snap.Aliases, a) {
+					continue // current aliases: diffKeys checked them
+				}
+				seen[a] = true
+				if !reserves(st.Keys, a) {
+					return fail(st.Record.URN, "history entry %d gave it the alias %q, which it has since dropped, but the keys table "+
+						"no longer reserves it: the name could be registered again", e.Seq, a)
+				}
+			}
+		}
 	}
 	if d := diffLocations(st.Record, st.Locations); d != "" {
 		return fail(st.Record.URN, "%s", d)
@@ -441,6 +483,21 @@ func sameJSON(stored, logged []byte) bool {
 		return e.Bytes()
 	}
 	return bytes.Equal(norm(stored), norm(logged))
+}
+
+// reserves reports whether keys hold spelling: under its own spelling,
+// or under the key this build computes for it (the key of an alias that
+// migration found equal to another's is held by that one's row).
+func reserves(keys []Key, spelling string) bool {
+	if slices.ContainsFunc(keys, func(k Key) bool { return k.Spelling == spelling }) {
+		return true
+	}
+	u, err := urn.Parse(spelling)
+	if err != nil {
+		return false
+	}
+	key := u.Key()
+	return slices.ContainsFunc(keys, func(k Key) bool { return k.Key == key })
 }
 
 // diffKeys returns the first way in which a record's keys do not belong to

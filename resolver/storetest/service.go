@@ -781,6 +781,17 @@ func testVerifyTamper(t *testing.T, b Backend) {
 		{"AliasKeyRemoved", func(e *env, r resolver.Record) error {
 			return withTx(e, func(tx resolver.Tx) error { return tx.DeleteKey(c, "urn:example:a-alias") })
 		}, []string{`no key for its alias "urn:example:a-alias"`}},
+		{"RetiredAliasKeyRemoved", func(e *env, r resolver.Record) error {
+			// The alias dropped through the Service stays reserved to the
+			// record; deleting its row would free the name for anyone.
+			in := input("https://example.org/book", "https://mirror.example/book")
+			in.Metadata = json.RawMessage(`{"t":"x"}`)
+			e.put(e.a, "urn:example:a1", in)
+			if _, err := e.svc.Verify(c, nil); err != nil {
+				return fmt.Errorf("Verify after the alias was dropped: %w", err)
+			}
+			return withTx(e, func(tx resolver.Tx) error { return tx.DeleteKey(c, "urn:example:a-alias") })
+		}, []string{`gave it the alias "urn:example:a-alias", which it has since dropped`, "could be registered again"}},
 		{"NameKeyRemoved", func(e *env, r resolver.Record) error {
 			return withTx(e, func(tx resolver.Tx) error { return tx.DeleteKey(c, r.Key) })
 		}, []string{"no key for its name"}},
