@@ -365,7 +365,9 @@ func (imp *importer) run() int {
 		fmt.Fprintf(s.err, "urikit import: interrupted; %s\n", hint())
 		return exitInvalid
 	case readErr != nil:
-		fmt.Fprintf(s.err, "urikit import: reading %s: %v\nurikit import: %s\n", imp.path, readErr, hint())
+		// A read that failed, or a CSV quote left open: the same command
+		// goes on once the file reads to its end.
+		fmt.Fprintf(s.err, "urikit import: reading %s: %v\nurikit import: once the file reads to its end: %s\n", imp.path, readErr, hint())
 		return exitInvalid
 	}
 	if imp.statePath != "" {

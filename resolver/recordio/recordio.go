@@ -131,7 +131,8 @@ func NewReader(r io.Reader, format Format) *Reader {
 
 // Next returns the next record. At the end it returns io.EOF. A bad record
 // gives a *RowError, after which Next goes on with the following one; any
-// other error (reading the input failed) is final.
+// other error is final: reading the input failed, or a CSV quote left
+// open swallowed the rows after it, which then cannot be told apart.
 func (r *Reader) Next() (Item, error) {
 	if r.format == CSV {
 		return r.nextCSV()
@@ -221,11 +222,32 @@ func (r *Reader) readRow() ([]string, int, error) {
 	if err != nil {
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
+			if errors.Is(pe.Err, csv.ErrQuote) && pe.Line > pe.StartLine {
+				// A quote never closed: encoding/csv read every line after
+				// it, to the end of the input, as one field. Those rows
+				// cannot be told apart, so none is skipped quietly: the
+				// import stops here (and resumes once the quote is fixed).
+				return nil, 0, fmt.Errorf("line %d: a quoted field opened here is not closed before line %d, the end of the input: "+
+					"the rows from line %d on cannot be read (RFC 4180 §2: a quote in a field is doubled)", pe.StartLine, pe.Line, pe.StartLine)
+			}
 			return row, pe.StartLine, &RowError{pe.StartLine, fmt.Errorf("not CSV: %v", pe.Err)}
 		}
 		return nil, 0, err
 	}
 	line, _ := r.csv.FieldPos(0)
+	if r.cols != nil {
+		// A quote closed only on a later line reads the lines between as
+		// one field. A label may hold a line break; a URN or a URL never
+		// does, so there it means rows were swallowed: stop, as above.
+		for _, c := range []string{"urn", "url"} {
+			if i := r.cols[c]; i >= 0 && i < len(row) && strings.ContainsAny(row[i], "\r\n") {
+				start, _ := r.csv.FieldPos(i)
+				end := start + strings.Count(row[i], "\n") // encoding/csv gives a quoted CRLF as "\n"
+				return nil, 0, fmt.Errorf("line %d: its %s runs on to line %d: a quote opened on line %d closes only there, "+
+					"and the rows between were read as part of it (RFC 4180 §2: a quote in a field is doubled)", line, c, end, line)
+			}
+		}
+	}
 	return row, line, nil
 }
 
@@ -297,6 +319,11 @@ func (r *Reader) nextCSV() (Item, error) {
 				continue
 			}
 		} else if err != nil {
+			if it.URN != "" {
+				// Its rows may go on where the input can no longer be
+				// read: written now, it could be written half.
+				err = fmt.Errorf("%w; the record %s (from line %d) is not imported either", err, it.URN, it.Line)
+			}
 			return Item{}, err
 		}
 		if field(row, r.cols["urn"]) == "" && it.URN == "" {

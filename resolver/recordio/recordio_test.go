@@ -322,3 +322,49 @@ func TestJSONLinesFileWithByteOrderMark(t *testing.T) {
 		t.Fatalf("items %+v, bad %v", items, bad)
 	}
 }
+
+// A quote that is never closed, or closed only on a later line inside a
+// URN or URL, makes encoding/csv read the lines after it as one field:
+// the rows there cannot be told apart, so the reader stops with an error
+// naming the lines (a final error, not a *RowError that the import would
+// count as one skipped row while the rows after it vanished). A label
+// may hold a line break, and still reads.
+func TestCSVQuoteThatSwallowsRowsStops(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		read []string // the records read before the error
+		want string   // in the error; "" for none
+	}{
+		{"urn,url\nurn:example:e1,https://e.example/1\nurn:example:e2,\"https://e.example/2\nurn:example:e3,https://e.example/3\nurn:example:e4,https://e.example/4\n",
+			nil, "line 3: a quoted field opened here is not closed before line 5, the end of the input: the rows from line 3 on cannot be read " +
+				"(RFC 4180 §2: a quote in a field is doubled); the record urn:example:e1 (from line 2) is not imported either"},
+		{"urn,url\nurn:example:e1,https://e.example/1\nurn:example:e2,https://e.example/2\nurn:example:e3,\"https://e.example/3\nurn:example:e4,https://e.example/4\n",
+			[]string{"urn:example:e1"}, "line 4: a quoted field opened here is not closed before line 5"},
+		{"urn,url\nurn:example:e1,\"https://e.example/1\nurn:example:e2,https://e.example/2\nurn:example:e3,https://e.example/3\"\nurn:example:e4,https://e.example/4\n",
+			nil, "line 2: its url runs on to line 4"},
+		{"urn,url,type,label\nurn:example:l1,https://e.example/1,,\"two\nlines\"\nurn:example:l2,https://e.example/2,,\n",
+			[]string{"urn:example:l1", "urn:example:l2"}, ""},
+	} {
+		r := NewReader(strings.NewReader(tc.in), CSV)
+		var read []string
+		var err error
+		for {
+			var it Item
+			it, err = r.Next()
+			if err != nil {
+				break
+			}
+			read = append(read, it.URN)
+		}
+		var re *RowError
+		switch {
+		case tc.want == "" && !errors.Is(err, io.EOF):
+			t.Errorf("%q: %v", tc.in, err)
+		case tc.want != "" && (errors.Is(err, io.EOF) || errors.As(err, &re) || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: error %v, want a final error containing %q", tc.in, err, tc.want)
+		}
+		if !reflect.DeepEqual(read, tc.read) {
+			t.Errorf("%q: read %q before the error, want %q", tc.in, read, tc.read)
+		}
+	}
+}
