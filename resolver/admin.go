@@ -321,6 +321,12 @@ func (s *Service) AddRule(ctx context.Context, p Principal, prefix, target strin
 	if t.HasQuery() {
 		return Rule{}, invalid("target", -1, "a resolver's base URL has no query")
 	}
+	if t.HasFragment() {
+		// The redirect is built from the base (RFC 2169 §2's
+		// /uri-res/<service>?<urn> goes after it), which a fragment
+		// would end: it could not be kept.
+		return Rule{}, invalid("target", strings.IndexByte(target, '#'), "a resolver's base URL has no fragment")
+	}
 	var r Rule
 	err = s.store.Update(ctx, func(tx Tx) error {
 		now, err := s.stamp(ctx, tx)

@@ -393,10 +393,10 @@ func apiAsOf(r *http.Request) (time.Time, bool, *problem) {
 	}
 	if v, ok := q["as-of"]; ok {
 		s := v[0]
-		t, err := time.Parse(time.RFC3339Nano, s)
+		t, err := parseRFC3339(s)
 		if err != nil {
 			// A "+" of a time zone offset sent unencoded reads as a space.
-			t, err = time.Parse(time.RFC3339Nano, strings.ReplaceAll(s, " ", "+"))
+			t, err = parseRFC3339(strings.ReplaceAll(s, " ", "+"))
 		}
 		if err != nil || len(v) > 1 {
 			return time.Time{}, false, newProblem(http.StatusBadRequest, ptInvalid,

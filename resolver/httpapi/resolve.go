@@ -23,6 +23,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -208,6 +209,13 @@ func (h *handler) parseNameRequest(r *http.Request, text, service string, k kind
 	// hops: how many resolvers have delegated this request so far (issue
 	// 10's loop detection; RFC 8141 §2.3.1 reserves the r-component for
 	// resolvers, and equivalence ignores it).
+	// The draft's rule for a repeated keyword (ignore all its values)
+	// would turn "hops=9&hops=1" into no count at all, the count back to
+	// 0: a loop could reset it on every round. A second count is refused,
+	// as resolver/federate refuses it.
+	if slices.Contains(d.Ignored, "hops") {
+		return nr, newProblem(http.StatusBadRequest, ptInvalid, "the hop count (hops=) is given more than once").at("hops", -1)
+	}
 	if v, ok := d.Get("hops"); ok {
 		// 1 to 9 decimal digits, as resolver/federate writes and reads it.
 		n, err := strconv.Atoi(v)
@@ -220,7 +228,7 @@ func (h *handler) parseNameRequest(r *http.Request, text, service string, k kind
 	// directive wins over Memento's Accept-Datetime header (RFC 7089 §2.1.1).
 	if v, ok := d.Get("as-of"); ok {
 		dv, err := url.PathUnescape(v)
-		t, terr := time.Parse(time.RFC3339Nano, dv)
+		t, terr := parseRFC3339(dv)
 		if err != nil || terr != nil {
 			return nr, newProblem(http.StatusBadRequest, ptInvalid, "as-of must be an RFC 3339 time such as 2024-05-01T12:00:00Z, not "+strconv.Quote(truncate(v, 64))).at("as-of", -1)
 		}
@@ -787,4 +795,11 @@ func writeJSON(rw http.ResponseWriter, status int, v any) {
 	hd.Set("Content-Length", strconv.Itoa(len(b)))
 	rw.WriteHeader(status)
 	rw.Write(b)
+}
+
+// parseRFC3339 parses an RFC 3339 date-time. Its "T" and "Z" may be lower
+// case (RFC 3339 §5.6, the note under the ABNF), which Go's layout does
+// not accept; no other letter can appear in one.
+func parseRFC3339(s string) (time.Time, error) {
+	return time.Parse(time.RFC3339Nano, strings.ToUpper(s))
 }

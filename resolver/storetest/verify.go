@@ -248,7 +248,18 @@ func testVerifyAccessTamper(t *testing.T, b Backend) {
 				t.Fatalf("a name under the widened prefix: %v", err)
 			}
 			return a.ID
-		}, "authority", []string{`its prefixes are ["urn:example:b" "urn:nbn:"] in the authorities table but ["urn:example:b"] in history entry`}},
+		}, "authority", []string{`its prefixes are ["urn:example:b" "urn:nbn:"] in the authorities table but ["urn:example:b"] in history entry`,
+			"it would own names the history never gave it"}},
+		{"AuthorityNarrowed", func(t *testing.T, e *env) int64 {
+			a, err := e.store.Authority(c, e.b.AuthorityID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.Prefixes = []string{"urn:example:b-"}
+			update(t, e.store, func(tx resolver.Tx) error { return tx.UpdateAuthority(c, a) })
+			return a.ID
+		}, "authority", []string{`its prefixes are ["urn:example:b-"] in the authorities table but ["urn:example:b"] in history entry`,
+			"its maintainers could no longer change names the history gave it"}},
 		{"AuthorityForged", func(t *testing.T, e *env) int64 {
 			a := resolver.Authority{Name: "Mallory", Prefixes: []string{"urn:nbn:"}, Created: t0, Updated: t0}
 			update(t, e.store, func(tx resolver.Tx) error { return tx.InsertAuthority(c, &a) })

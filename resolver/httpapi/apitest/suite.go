@@ -612,6 +612,13 @@ func testAsOf(t *testing.T, ns func(*testing.T) resolver.Store) {
 	}
 	f.Do("GET", "/uri-res/L2Ns?https://example.org/v2", "", "Accept-Datetime", adt).Want(t, 404)
 	f.Do("GET", "/uri-res/N2L?urn:example:moving", "", "Accept-Datetime", T0.Add(-time.Hour).Format(http.TimeFormat)).Want(t, 404)
+	// RFC 3339 §5.6: "T" and "Z" may be lower case.
+	r = f.Do("GET", "/urn:example:moving?as-of="+strings.ToLower(rfc(t2)), "").Want(t, 303)
+	wantHeader(t, r, "Location", "https://example.org/v2")
+	r = f.Do("GET", "/api/v1/names/urn:example:moving?as-of="+strings.ToLower(rfc(t1)), "").Want(t, 200)
+	if !strings.Contains(r.Body, "v1") {
+		t.Fatalf("API as of, lower case: %s", r.Body)
+	}
 	// The directive wins over the header.
 	r = f.Do("GET", "/urn:example:moving?as-of="+rfc(t2), "", "Accept-Datetime", adt).Want(t, 303)
 	wantHeader(t, r, "Location", "https://example.org/v2")
@@ -677,12 +684,15 @@ func testDelegation(t *testing.T, ns func(*testing.T) resolver.Store) {
 	f.Do("GET", "/"+lotr+"?as-of=2000-01-01T00:00:00Z", "").Want(t, 404)
 	f.Do("GET", "/urn:example:tolkien-lotr?as-of=2000-01-01T00:00:00Z", "").Want(t, 404)
 	f.Do("GET", "/urn:example:not-ours?as-of=2000-01-01T00:00:00Z", "").Want(t, 303)
-	for _, h := range []string{"-1", "x", "1.5", "+3", "", "1234567890"} {
+	for _, h := range []string{"-1", "x", "1.5", "+3", "", "1234567890", "9&hops=1", "1&s=I2L&hops=1"} {
 		p := f.Do("GET", "/urn:nbn:fi:abc?+hops="+h, "").Want(t, 400).Problem(t)
 		if p.Field != "hops" {
 			t.Fatalf("hops=%s: %+v", h, p)
 		}
 	}
+	// A second count does not reset the first (the draft's "ignore a
+	// repeated keyword" would leave none): refused, on the path style too.
+	f.Do("GET", "/uri-res/I2L?urn:nbn:fi:abc?+hops=9&hops=1", "").Want(t, 400).Problem(t)
 	// A failing delegator is a bad gateway, not an internal error.
 	f.Deleg.Err = errors.New("DNS server not answering")
 	f.Do("GET", "/urn:nbn:fi:xyz", "").Want(t, 502).Problem(t)
@@ -1160,6 +1170,11 @@ func testRules(t *testing.T, ns func(*testing.T) resolver.Store) {
 	p := f.Do("POST", "/api/v1/rules", `{"prefix":"urn:nbn:se:","target":"ftp://x/"}`, auth(AdminToken)...).Want(t, 400).Problem(t)
 	if p.Field != "target" {
 		t.Fatalf("target: %+v", p)
+	}
+	// A base URL with a fragment: the redirect could not keep it.
+	p = f.Do("POST", "/api/v1/rules", `{"prefix":"urn:nbn:se:","target":"https://x/#top"}`, auth(AdminToken)...).Want(t, 400).Problem(t)
+	if p.Field != "target" || p.Offset == nil || *p.Offset != 10 {
+		t.Fatalf("target with a fragment: %+v", p)
 	}
 	f.Do("POST", "/api/v1/rules", `{"prefix":"urn:nbn:se:","target":"https://x/"}`, auth(f.books)...).Want(t, 403)
 	f.Do("POST", "/api/v1/rules", `{"prefix":"urn:nbn:se:","target":"https://x/"}`).Want(t, 401)
