@@ -10,6 +10,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -38,6 +39,8 @@ type target struct {
 	data, db      string
 	// explicit flags, to tell a flag from an environment default
 	setServer, setData, setDB bool
+	// implicit: data is ./urikit-data because nothing named a target
+	implicit bool
 }
 
 // addTarget defines --server, --token, --data and --db on fs.
@@ -86,7 +89,7 @@ func (t *target) resolve(fs *flag.FlagSet) error {
 	if t.server == "" && t.db == "" && t.data == "" {
 		t.data = os.Getenv(envData)
 		if t.data == "" {
-			t.data = defaultData
+			t.data, t.implicit = defaultData, true
 		}
 	}
 	if t.server != "" && !strings.HasPrefix(t.server, "http://") && !strings.HasPrefix(t.server, "https://") {
@@ -145,6 +148,15 @@ type directory interface {
 func (t *target) open(ctx context.Context, create bool) (directory, error) {
 	if t.remote() {
 		return remoteDir{c: client.New(t.server, t.token)}, nil
+	}
+	if t.implicit && create {
+		// A write with no target named (URIKIT_SERVER forgotten, say)
+		// would otherwise make a new, empty directory here and write
+		// into it, reporting success for a name nobody resolves.
+		if _, err := os.Stat(t.data); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no --server, --data or --db was given (nor %s, %s or %s), and there is no ./%s here: "+
+				"name the directory to create with --data %s, or the server with --server URL", envServer, envData, envDB, defaultData, defaultData)
+		}
 	}
 	st, err := openStore(ctx, storeConfig{data: t.data, db: t.db, mustExist: !create})
 	if err != nil {

@@ -396,7 +396,7 @@ func runMigrate(args []string, s *stdio) int {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	store, err := openStore(ctx, storeConfig{data: t.data, db: t.db})
+	store, err := openStore(ctx, storeConfig{data: t.data, db: t.db, mustExist: true})
 	if err != nil {
 		return fail(s, "migrate", t, err)
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -228,5 +230,48 @@ func TestResolverUsage(t *testing.T) {
 	code, _, errs := runCLI("", "lookup", "urn:example:a", "--server", "http://127.0.0.1:1")
 	if code != exitInvalid || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "cannot reach the server") {
 		t.Errorf("no server: %d %q", code, errs)
+	}
+}
+
+// TestNoTargetMakesNoDirectory: a write with no target named (no --server,
+// --data or --db, none of their variables) refuses to make ./urikit-data
+// and write into it, which would report success for a name nobody
+// resolves; it says what to give. Named with --data, the directory is
+// made. Once it exists, the default finds it. migrate refuses a directory
+// that does not exist, as verify does.
+func TestNoTargetMakesNoDirectory(t *testing.T) {
+	hermetic(t)
+	t.Chdir(t.TempDir())
+	for _, args := range [][]string{
+		{"authority", "add", "Example", "urn:example:"},
+		{"rules", "add", "urn:nbn:de:", "https://resolver.example/"},
+		{"register", "urn:example:a", "https://example.org/a"},
+		{"import", "in.jsonl"},
+	} {
+		if args[0] == "import" {
+			if err := os.WriteFile("in.jsonl", []byte(`{"urn":"urn:example:a","locations":[{"url":"https://example.org/a"}]}`+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		code, _, errs := runCLI("", args...)
+		if code == exitOK || !strings.Contains(errs, "there is no ./urikit-data here") || !strings.Contains(errs, "--data urikit-data") {
+			t.Errorf("urikit %s: exit %d\n%s", strings.Join(args, " "), code, errs)
+		}
+		if _, err := os.Stat("urikit-data"); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("urikit %s made ./urikit-data: %v", strings.Join(args, " "), err)
+		}
+	}
+	for _, cmd := range []string{"migrate", "verify"} {
+		if code, _, _ := runCLI("", cmd); code == exitOK {
+			t.Errorf("urikit %s on no directory: exit 0", cmd)
+		}
+		if _, err := os.Stat("urikit-data"); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("urikit %s made ./urikit-data: %v", cmd, err)
+		}
+	}
+	cli(t, exitOK, "authority", "add", "Example", "urn:example:", "--data", "urikit-data")
+	cli(t, exitOK, "register", "urn:example:a", "https://example.org/a")
+	if out, _ := cli(t, exitOK, "lookup", "urn:example:a"); !strings.Contains(out, "https://example.org/a") {
+		t.Fatalf("lookup: %s", out)
 	}
 }
