@@ -288,8 +288,13 @@ func rulesTest(ctx context.Context, s *stdio, t *target, d directory, name, serv
 	if err != nil {
 		return fail(s, cmd, t, err)
 	}
-	// hops=1: what the next resolver sees of a request that came with none.
-	ref, ok, err := federate.ByRules(rules, u, service, 1)
+	// The count the next resolver sees: one more than the name came with
+	// (none: 0), as the server hands it on.
+	hops, _, err := federate.Hops(u)
+	if err != nil {
+		return failName(s, cmd, t, name, err)
+	}
+	ref, ok, err := federate.ByRules(rules, u, service, hops+1)
 	if err != nil {
 		return fail(s, cmd, t, err)
 	}
@@ -305,6 +310,11 @@ func rulesTest(ctx context.Context, s *stdio, t *target, d directory, name, serv
 	}
 	fmt.Fprintf(s.out, "%s takes rule %d: %s → %s\n", name, ref.Rule.ID, ref.Rule.Prefix, ref.Rule.Target)
 	fmt.Fprintf(s.out, "  why        its canonical form %s starts with %s; %s\n", canon, ref.Rule.Prefix, ref.Why)
+	if hops >= federate.DefaultHopLimit {
+		// The server would not hand it on again (RFC 5842 §7.2).
+		fmt.Fprintf(s.out, "  %-10s 508 Loop Detected: it was handed on %d times already (the default limit is %d)\n", service, hops, federate.DefaultHopLimit)
+		return exitInvalid
+	}
 	fmt.Fprintf(s.out, "  %-10s %s\n", service, ref.URL)
 	return exitOK
 }

@@ -147,6 +147,16 @@ func TestResolverLocal(t *testing.T) {
 			t.Fatalf("rules test lacks %q:\n%s", want, out)
 		}
 	}
+	// A name that comes with a hop count goes on with one more, as the
+	// server hands it on; at the limit the server would answer 508.
+	out, _ = cli(t, exitOK, with("rules", "test", "urn:nbn:de:101-1234?+hops=3?=lang=en")...)
+	if !strings.Contains(out, "uri-res/N2L?urn:nbn:de:101-1234?+hops=4?=lang=en") {
+		t.Fatalf("rules test with hops: %s", out)
+	}
+	out, _ = cli(t, exitInvalid, with("rules", "test", "urn:nbn:de:101-1234?+hops=8")...)
+	if !strings.Contains(out, "508 Loop Detected: it was handed on 8 times already") {
+		t.Fatalf("rules test at the hop limit: %s", out)
+	}
 	out, _ = cli(t, exitOK, with("rules", "test", "urn:nbn:de:999", "--service", "I2Ls")...)
 	if !strings.Contains(out, "takes rule 1") || !strings.Contains(out, "uri-res/N2Ls?urn:nbn:de:999") {
 		t.Fatalf("rules test I2Ls: %s", out)
