@@ -788,7 +788,7 @@ func testVerifyTamper(t *testing.T, b Backend) {
 			in.Metadata = json.RawMessage(`{"t":"x"}`)
 			e.put(e.a, "urn:example:a1", in)
 			if _, err := e.svc.Verify(c, nil); err != nil {
-				return fmt.Errorf("Verify after the alias was dropped: %w", err)
+				return fmt.Errorf("verify after the alias was dropped: %w", err)
 			}
 			return withTx(e, func(tx resolver.Tx) error { return tx.DeleteKey(c, "urn:example:a-alias") })
 		}, []string{`gave it the alias "urn:example:a-alias", which it has since dropped`, "could be registered again"}},
