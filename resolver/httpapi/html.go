@@ -17,7 +17,7 @@ import (
 // only when its scheme navigates (package link: http, ftp, gopher, …); any
 // other (javascript:…, data:…) is shown as text, so a registered location
 // cannot script the resolver's origin. A successor that is a name links
-// to its resolution here, by the path style.
+// to its resolution here.
 
 const (
 	pageList    = "list"
@@ -55,7 +55,10 @@ var pageFuncs = template.FuncMap{
 	"href": link.Href,
 	"successor": func(s string) template.URL {
 		if len(s) > 4 && strings.EqualFold(s[:4], "urn:") {
-			return template.URL("/" + s)
+			// RFC 2169's form: the name in the query, where a browser
+			// removes no dot segments (in the path style's path,
+			// "urn:x/../../api" would lead elsewhere).
+			return template.URL("/uri-res/I2L?" + s)
 		}
 		return link.Href(s)
 	},

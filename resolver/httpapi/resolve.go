@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/federate"
 	"github.com/urikit/urikit/urn"
 )
 
@@ -208,21 +209,35 @@ func (h *handler) parseNameRequest(r *http.Request, text, service string, k kind
 	}
 	// hops: how many resolvers have delegated this request so far (issue
 	// 10's loop detection; RFC 8141 §2.3.1 reserves the r-component for
-	// resolvers, and equivalence ignores it).
-	// The draft's rule for a repeated keyword (ignore all its values)
-	// would turn "hops=9&hops=1" into no count at all, the count back to
-	// 0: a loop could reset it on every round. A second count is refused,
-	// as resolver/federate refuses it.
-	if slices.Contains(d.Ignored, "hops") {
-		return nr, newProblem(http.StatusBadRequest, ptInvalid, "the hop count (hops=) is given more than once").at("hops", -1)
-	}
-	if v, ok := d.Get("hops"); ok {
-		// 1 to 9 decimal digits, as resolver/federate writes and reads it.
-		n, err := strconv.Atoi(v)
-		if err != nil || len(v) > 9 || strings.Trim(v, "0123456789") != "" {
-			return nr, newProblem(http.StatusBadRequest, ptInvalid, "hops must be 1 to 9 decimal digits, not "+strconv.Quote(truncate(v, 32))).at("hops", -1)
+	// resolvers, and equivalence ignores it). The r-component's count is
+	// read part by part, as resolver/federate writes it on the way out: an
+	// r-component that is not a directive list as a whole ("hops=8&zzz")
+	// still carries its count, and a second count is refused rather than
+	// dropped. Either way round, a loop could reset the count every round.
+	if n, has, err := federate.Hops(req.URN); err != nil {
+		msg := err.Error()
+		var e *resolver.Error
+		if errors.As(err, &e) {
+			msg = e.Message
 		}
+		return nr, newProblem(http.StatusBadRequest, ptInvalid, msg).at("hops", -1)
+	} else if has {
 		nr.hops = n
+	} else {
+		// The draft's query form on the path style (/<urn>?hops=N). Its
+		// rule for a repeated keyword (ignore all its values) would leave
+		// no count at all: refused too.
+		if slices.Contains(d.Ignored, "hops") {
+			return nr, newProblem(http.StatusBadRequest, ptInvalid, "the hop count (hops=) is given more than once").at("hops", -1)
+		}
+		if v, ok := d.Get("hops"); ok {
+			// 1 to 9 decimal digits, as resolver/federate writes and reads it.
+			n, err := strconv.Atoi(v)
+			if err != nil || len(v) > 9 || strings.Trim(v, "0123456789") != "" {
+				return nr, newProblem(http.StatusBadRequest, ptInvalid, "hops must be 1 to 9 decimal digits, not "+strconv.Quote(truncate(v, 32))).at("hops", -1)
+			}
+			nr.hops = n
+		}
 	}
 	// as-of: the name as it was resolved at a time (RFC 3339); the
 	// directive wins over Memento's Accept-Datetime header (RFC 7089 §2.1.1).

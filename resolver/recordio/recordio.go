@@ -227,7 +227,7 @@ func (r *Reader) readRow() ([]string, int, error) {
 				// it, to the end of the input, as one field. Those rows
 				// cannot be told apart, so none is skipped quietly: the
 				// import stops here (and resumes once the quote is fixed).
-				return nil, 0, fmt.Errorf("line %d: a quoted field opened here is not closed before line %d, the end of the input: "+
+				return nil, 0, fmt.Errorf("line %d: a quoted field opened here is not closed properly before line %d: "+
 					"the rows from line %d on cannot be read (RFC 4180 §2: a quote in a field is doubled)", pe.StartLine, pe.Line, pe.StartLine)
 			}
 			return row, pe.StartLine, &RowError{pe.StartLine, fmt.Errorf("not CSV: %v", pe.Err)}
@@ -237,15 +237,21 @@ func (r *Reader) readRow() ([]string, int, error) {
 	line, _ := r.csv.FieldPos(0)
 	if r.cols != nil {
 		// A quote closed only on a later line reads the lines between as
-		// one field. A label may hold a line break; a URN or a URL never
-		// does, so there it means rows were swallowed: stop, as above.
-		for _, c := range []string{"urn", "url"} {
-			if i := r.cols[c]; i >= 0 && i < len(row) && strings.ContainsAny(row[i], "\r\n") {
-				start, _ := r.csv.FieldPos(i)
-				end := start + strings.Count(row[i], "\n") // encoding/csv gives a quoted CRLF as "\n"
-				return nil, 0, fmt.Errorf("line %d: its %s runs on to line %d: a quote opened on line %d closes only there, "+
-					"and the rows between were read as part of it (RFC 4180 §2: a quote in a field is doubled)", line, c, end, line)
+		// one field. A URN, a URL or a media type never holds a line
+		// break, so there one means rows were swallowed: stop, as above.
+		// A label may hold one, but not a line that starts like a row.
+		for _, c := range []string{"urn", "url", "type", "label"} {
+			i, ok := r.cols[c]
+			if !ok || i < 0 || i >= len(row) || !strings.ContainsAny(row[i], "\r\n") {
+				continue
 			}
+			if c == "label" && !swallowsRow(row[i]) {
+				continue
+			}
+			start, _ := r.csv.FieldPos(i)
+			end := start + strings.Count(row[i], "\n") // encoding/csv gives a quoted CRLF as "\n"
+			return nil, 0, fmt.Errorf("line %d: its %s runs on to line %d: a quote opened on line %d closes only there, "+
+				"and the rows between were read as part of it (RFC 4180 §2: a quote in a field is doubled)", line, c, end, start)
 		}
 	}
 	return row, line, nil
@@ -347,6 +353,18 @@ func (r *Reader) nextCSV() (Item, error) {
 		return Item{}, &RowError{re.Line, fmt.Errorf("record %s (lines %d-%d) skipped: %v", it.URN, it.Line, it.EndLine, re.Err)}
 	}
 	return it, nil
+}
+
+// swallowsRow reports whether a label's text holds a line that starts as
+// a row of this format does, with a URN ("urn:", any case): a quote left
+// open on one row that closed in a later row's label.
+func swallowsRow(label string) bool {
+	for _, l := range strings.Split(label, "\n")[1:] {
+		if len(l) >= 4 && strings.EqualFold(l[:4], "urn:") {
+			return true
+		}
+	}
+	return false
 }
 
 // sameName reports whether two rows' URNs name one record: spelled alike,

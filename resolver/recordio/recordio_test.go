@@ -336,10 +336,17 @@ func TestCSVQuoteThatSwallowsRowsStops(t *testing.T) {
 		want string   // in the error; "" for none
 	}{
 		{"urn,url\nurn:example:e1,https://e.example/1\nurn:example:e2,\"https://e.example/2\nurn:example:e3,https://e.example/3\nurn:example:e4,https://e.example/4\n",
-			nil, "line 3: a quoted field opened here is not closed before line 5, the end of the input: the rows from line 3 on cannot be read " +
+			nil, "line 3: a quoted field opened here is not closed properly before line 5: the rows from line 3 on cannot be read " +
 				"(RFC 4180 §2: a quote in a field is doubled); the record urn:example:e1 (from line 2) is not imported either"},
 		{"urn,url\nurn:example:e1,https://e.example/1\nurn:example:e2,https://e.example/2\nurn:example:e3,\"https://e.example/3\nurn:example:e4,https://e.example/4\n",
-			[]string{"urn:example:e1"}, "line 4: a quoted field opened here is not closed before line 5"},
+			[]string{"urn:example:e1"}, "line 4: a quoted field opened here is not closed properly before line 5"},
+		// A label left open that closes in a later row's label: that row
+		// is swallowed into the first's label.
+		{"urn,url,type,label\nurn:example:a,https://a/,,\"x\nurn:example:b,https://b/,,\"\nurn:example:c,https://c/,,\n",
+			nil, "line 2: its label runs on to line 3: a quote opened on line 2 closes only there"},
+		// The quote of a later field: its own line is named.
+		{"urn,url,type\nurn:example:a,https://a/,\"text/html\nurn:example:b,https://b/,\"\n",
+			nil, "line 2: its type runs on to line 3"},
 		{"urn,url\nurn:example:e1,\"https://e.example/1\nurn:example:e2,https://e.example/2\nurn:example:e3,https://e.example/3\"\nurn:example:e4,https://e.example/4\n",
 			nil, "line 2: its url runs on to line 4"},
 		{"urn,url,type,label\nurn:example:l1,https://e.example/1,,\"two\nlines\"\nurn:example:l2,https://e.example/2,,\n",

@@ -148,9 +148,12 @@ func parseName(name string) (urn.URN, *urn.Error) {
 }
 
 // link is a piece of text and where it leads.
+// link is a name or URI shown on a page, with where it leads: URL is
+// either this resolver's own page for a name, or a URI whose scheme only
+// navigates (resolver/internal/link); "" when it is shown as text only.
 type link struct {
 	Text string
-	URL  string
+	URL  template.URL
 }
 
 type locationView struct {
@@ -185,7 +188,7 @@ func recordViewOf(r resolver.Record) recordView {
 		v.Successor = &link{Text: r.Successor, URL: uriURL(r.Successor)}
 	}
 	for _, a := range r.Aliases {
-		v.Aliases = append(v.Aliases, link{Text: a, URL: pageURL(a)})
+		v.Aliases = append(v.Aliases, link{Text: a, URL: template.URL(pageURL(a))})
 	}
 	for i, l := range r.Locations {
 		v.Locations = append(v.Locations, locationView{N: i + 1, URL: l.URL, Type: l.Type, Label: l.Label})
@@ -208,13 +211,13 @@ func indentJSON(m json.RawMessage) string {
 	return b.String()
 }
 
-// uriURL is where a link to the URI s leads: the page of a URN, else s
-// itself (html/template neutralizes schemes such as javascript:).
-func uriURL(s string) string {
+// uriURL is where a link to the URI s leads: the page of a URN; else s
+// itself when its scheme only navigates, or "" (no link) for any other.
+func uriURL(s string) template.URL {
 	if u, err := urn.Parse(s); err == nil {
-		return pageURL(u.String())
+		return template.URL(pageURL(u.String())) // built here, escaped
 	}
-	return s
+	return htmllink.Href(s)
 }
 
 // pageURL is the address of a name's page on this resolver. It is

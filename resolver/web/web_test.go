@@ -457,3 +457,28 @@ func TestStoreFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestLinksByScheme: a location or successor whose scheme only navigates
+// (ftp here) is a link, as an http one is; html/template alone would have
+// blanked it to "#ZgotmplZ". A successor that is a name links to its page.
+func TestLinksByScheme(t *testing.T) {
+	srv, fx := server(t)
+	_, body := get(t, srv, "/names/urn:isbn:9780395363416")
+	wantIn(t, body, `<a href="ftp://ftp.example.net/pub/lotr.epub" rel="nofollow noreferrer">`)
+	ctx := context.Background()
+	m, err := fx.svc.Authenticate(ctx, fx.token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := fx.svc.Put(ctx, m, "urn:example:moved", resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.org/moved"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fx.svc.Withdraw(ctx, m, "urn:example:moved", "moved to the archive", "ftp://archive.example.org/moved"); err != nil {
+		t.Fatal(err)
+	}
+	_, body = get(t, srv, "/names/urn:example:moved")
+	wantIn(t, body, `<a rel="successor-version" href="ftp://archive.example.org/moved"><code>ftp://archive.example.org/moved</code></a>`)
+	if strings.Contains(body, "#ZgotmplZ") {
+		t.Error("a link blanked by html/template")
+	}
+}

@@ -691,8 +691,17 @@ func testDelegation(t *testing.T, ns func(*testing.T) resolver.Store) {
 		}
 	}
 	// A second count does not reset the first (the draft's "ignore a
-	// repeated keyword" would leave none): refused, on the path style too.
+	// repeated keyword" would leave none): refused, in the r-component on
+	// /uri-res/ and in the draft's query form on the path style.
 	f.Do("GET", "/uri-res/I2L?urn:nbn:fi:abc?+hops=9&hops=1", "").Want(t, 400).Problem(t)
+	f.Do("GET", "/urn:nbn:fi:abc?hops=9&hops=1", "").Want(t, 400).Problem(t)
+	// An r-component that is not a directive list as a whole still
+	// carries its count: it is not read as none.
+	f.Do("GET", "/urn:nbn:fi:abc?+hops=8&zzz", "").Want(t, 508).Problem(t)
+	r = f.Do("GET", "/urn:nbn:fi:abc?+hops=3&zzz", "").Want(t, 303)
+	if loc := r.Header.Get("Location"); !strings.Contains(loc, "hops=4") { // the count handed on: one more
+		t.Fatalf("Location %q", loc)
+	}
 	// A failing delegator is a bad gateway, not an internal error.
 	f.Deleg.Err = errors.New("DNS server not answering")
 	f.Do("GET", "/urn:nbn:fi:xyz", "").Want(t, 502).Problem(t)
@@ -1143,7 +1152,7 @@ func testWithdrawAndHistory(t *testing.T, ns func(*testing.T) resolver.Store) {
 	// of urn: would be blanked by html/template), and an ftp location is
 	// a link like an http one.
 	r = f.Do("GET", "/urn:example:h", "", "Accept", browserAccept).Want(t, 410)
-	if !strings.Contains(r.Body, `It was replaced by <a href="/urn:example:h2">urn:example:h2</a>.`) || strings.Contains(r.Body, "#ZgotmplZ") {
+	if !strings.Contains(r.Body, `It was replaced by <a href="/uri-res/I2L?urn:example:h2">urn:example:h2</a>.`) || strings.Contains(r.Body, "#ZgotmplZ") {
 		t.Fatalf("410 page: %s", r.Body)
 	}
 	f.Put(f.books, "urn:example:h2", `{"locations":[{"url":"ftp://ftp.example.com/pub/h2.txt"}]}`).Want(t, 201)
