@@ -34,9 +34,9 @@ type VerifyReport struct {
 	UnpinnedTokens int64
 	// AdminToken tells that the generated admin token's hash was compared
 	// with the fingerprint its history entry recorded. UnpinnedAdminToken
-	// tells that a hash is stored but no entry recorded it: a store whose
-	// admin token was generated before the history recorded it; that hash
-	// could not be checked.
+	// tells that a hash is stored but no entry recorded it, so it could not
+	// be checked: an older build generated it, or it was written behind the
+	// service's back, and nothing in the store tells which.
 	AdminToken, UnpinnedAdminToken bool
 }
 
@@ -62,14 +62,15 @@ func (s *Service) Verify(ctx context.Context, progress func(checked int64)) (int
 //     stored against what the history's entries about them make when
 //     replayed (every such entry holds the item as the change left it,
 //     a token's hash as a fingerprint in the entries written since the
-//     history began to record it). An *AccessError names the first that
-//     does not fit: a
-//     token added, revived or given another hash, an authority's
-//     prefixes widened, a rule added, removed or pointed elsewhere.
+//     history began to record it), and the generated admin token's hash
+//     against its admin.token entry. An *AccessError names the first that
+//     does not fit: a token added, revived or given another hash, an
+//     authority's prefixes widened or narrowed, a rule added, removed or
+//     pointed elsewhere, the admin token's hash replaced or removed.
 //  3. the state: every record as stored against the last history entry
 //     about it, whose data is the record as that change left it; every
-//     key against the names and aliases the history gives its record; and
-//     the location index (L2N, L2L), which must hold exactly the keys of
+//     key against the names and aliases the history gives its record, and
+//     every alias it ever had still reserved to it; and the location index (L2N, L2L), which must hold exactly the keys of
 //     each record's locations, each of them the scheme-based normal form
 //     of its URL (RFC 3986 §6.2.3). A *StateError names the first record
 //     that does not fit: a record, key or index row edited, added or
@@ -314,7 +315,7 @@ func (s *Service) verifyState(ctx context.Context, st RecordState, aliased bool)
 		}
 	}
 	// The record's history, read at most once and only when needed: for a
-	// retired key, or when the record has changed since its creation.
+	// retired key, or when the record may have dropped an alias.
 	var hist []Entry
 	history := func() ([]Entry, error) {
 		if hist == nil {
