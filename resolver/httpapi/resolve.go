@@ -213,7 +213,8 @@ func (h *handler) parseNameRequest(r *http.Request, text, service string, k kind
 	// read part by part, as resolver/federate writes it on the way out: an
 	// r-component that is not a directive list as a whole ("hops=8&zzz")
 	// still carries its count, and a second count is refused rather than
-	// dropped. Either way round, a loop could reset the count every round.
+	// dropped: read as none, the count would start again at every round of
+	// a loop, which would then never end.
 	if n, has, err := federate.Hops(req.URN); err != nil {
 		msg := err.Error()
 		var e *resolver.Error
