@@ -49,35 +49,40 @@ func TestUpdateRetries(t *testing.T) {
 }
 
 // TestBigChangeReachesOtherInstances: a PutMany whose keys do not fit in
-// one notification is announced in several, and another instance that had
-// cached "no such name" for every one of them finds them all right after
-// the acknowledgement.
+// one notification is announced in several (400 names: about 12 KB of
+// keys, two of them), or as "everything" when it is bigger than
+// maxNotifications hold (1,500 names); either way another instance that
+// had cached "no such name" for every one of them finds them all right
+// after the acknowledgement.
 func TestBigChangeReachesOtherInstances(t *testing.T) {
 	ins := twoInstances(t, nil)
 	ctx := context.Background()
-	const n = 1500 // about 40 KB of keys: six notifications
-	batch := importBatch(0, n)
-	for _, in := range batch {
-		if _, err := ins[1].svc.Lookup(ctx, urn.MustParse(in.URN)); resolver.KindOf(err) != resolver.KindNotFound {
-			t.Fatalf("before: %v", err)
+	first := 0
+	for _, n := range []int{400, 1500} {
+		batch := importBatch(first, n)
+		first += n
+		for _, in := range batch {
+			if _, err := ins[1].svc.Lookup(ctx, urn.MustParse(in.URN)); resolver.KindOf(err) != resolver.KindNotFound {
+				t.Fatalf("before: %v", err)
+			}
 		}
-	}
-	res, err := ins[0].svc.PutMany(ctx, ins[0].maint, batch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range res {
-		if r.Err != nil {
-			t.Fatal(r.Err)
+		res, err := ins[0].svc.PutMany(ctx, ins[0].maint, batch)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	before := ins[1].st.Stats()
-	for _, in := range batch {
-		if _, err := ins[1].svc.Lookup(ctx, urn.MustParse(in.URN)); err != nil {
-			t.Fatalf("%s after the import through the other instance: %v", in.URN, err)
+		for _, r := range res {
+			if r.Err != nil {
+				t.Fatal(r.Err)
+			}
 		}
-	}
-	if s := ins[1].st.Stats(); s.Version < before.Version || !s.Listening {
-		t.Fatalf("stats %+v", s)
+		before := ins[1].st.Stats()
+		for _, in := range batch {
+			if _, err := ins[1].svc.Lookup(ctx, urn.MustParse(in.URN)); err != nil {
+				t.Fatalf("%s after the import through the other instance: %v", in.URN, err)
+			}
+		}
+		if s := ins[1].st.Stats(); s.Version < before.Version || !s.Listening {
+			t.Fatalf("stats %+v", s)
+		}
 	}
 }
