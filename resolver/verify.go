@@ -347,6 +347,12 @@ func (s *Service) verifyState(ctx context.Context, st RecordState, aliased bool)
 	if d != "" {
 		return fail(st.Record.URN, "%s (history entry %d)", d, st.Latest.Seq)
 	}
+	// The record's own key, under which a change puts its name again, is
+	// its name's key (diffKeys found exactly one).
+	if i := slices.IndexFunc(st.Keys, func(k Key) bool { return k.Role == RoleName }); st.Keys[i].Key != st.Record.Key {
+		return fail(st.Record.URN, "the records table gives it the key %q, but its name's key is %q (history entry %d)",
+			st.Record.Key, st.Keys[i].Key, st.Latest.Seq)
+	}
 	// An alias the record no longer has stays reserved to it under its
 	// key for ever (never reused, seed 000 guideline 2). A row deleted
 	// from the keys table would free the name for anyone, and diffKeys,

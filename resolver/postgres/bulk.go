@@ -125,12 +125,24 @@ func (t *tx) InsertRecords(ctx context.Context, recs []*resolver.Record, keys []
 		c.row(16)
 		c.int8(r.ID)
 		c.text(r.URN)
-		c.text(r.Key)
+		if r.Key == r.URN { // NULL where the column would repeat another, as recordArgs
+			c.null()
+		} else {
+			c.text(r.Key)
+		}
 		c.textArray(r.Aliases)
 		c.locArray(r.Locations, func(l *resolver.Location) string { return l.URL })
 		c.locArray(r.Locations, func(l *resolver.Location) string { return l.Type })
-		c.locArray(r.Locations, func(l *resolver.Location) string { return l.Label })
-		c.locArray(r.Locations, func(l *resolver.Location) string { return l.Key })
+		if hasLabels(r.Locations) {
+			c.locArray(r.Locations, func(l *resolver.Location) string { return l.Label })
+		} else {
+			c.null()
+		}
+		if keysAreURLs(r.Locations) {
+			c.null()
+		} else {
+			c.locArray(r.Locations, func(l *resolver.Location) string { return l.Key })
+		}
 		c.bytea(r.Metadata)
 		c.text(string(r.Status))
 		c.int4(int32(r.Redirect))
@@ -155,7 +167,11 @@ func (t *tx) InsertRecords(ctx context.Context, recs []*resolver.Record, keys []
 		k := ks[i]
 		c.row(5)
 		c.text(k.Key)
-		c.text(k.Spelling)
+		if k.Spelling == k.Key {
+			c.null()
+		} else {
+			c.text(k.Spelling)
+		}
 		c.int8(k.RecordID)
 		c.text(string(k.Role))
 		c.int4(int32(k.Version))

@@ -31,6 +31,9 @@ const copyHeader = "PGCOPY\n\xff\r\n\x00" + "\x00\x00\x00\x00" + "\x00\x00\x00\x
 // row starts a row of n fields.
 func (c *copyRows) row(n int) { c.b = binary.BigEndian.AppendUint16(c.b, uint16(n)) }
 
+// null is a NULL field.
+func (c *copyRows) null() { c.b = binary.BigEndian.AppendUint32(c.b, 0xffffffff) }
+
 func (c *copyRows) int8(v int64) {
 	c.b = binary.BigEndian.AppendUint32(c.b, 8)
 	c.b = binary.BigEndian.AppendUint64(c.b, uint64(v))

@@ -137,7 +137,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		if v != SchemaVersion {
 			return fail(fmt.Errorf("%w (found %d, want %d)", errSchema, v, SchemaVersion))
 		}
-	} else if _, err := migrate(ctx, pool); err != nil {
+	} else if _, err := migrate(ctx, pool, SchemaVersion); err != nil {
 		return fail(err)
 	}
 	s.gate = &versionGate{pool: pool, timeout: opts.Timeout}

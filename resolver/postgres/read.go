@@ -21,7 +21,16 @@ type querier interface {
 // reader holds the queries of resolver.Reader, shared by Store and tx.
 type reader struct{ q querier }
 
-const recordCols = `r.id, r.urn, r.key, r.aliases, r.loc_urls, r.loc_types, r.loc_labels, r.loc_keys,
+// The columns schema 2 stores as NULL when they would repeat another, as
+// every read sees them (of records r, of keys).
+const (
+	colKey       = `coalesce(r.key, r.urn COLLATE "C")`
+	colLocLabels = `coalesce(r.loc_labels, array_fill(''::text, ARRAY[coalesce(cardinality(r.loc_urls), 0)]))` // (verify's outer join may have no row)
+	colLocKeys   = `coalesce(r.loc_keys, r.loc_urls COLLATE "C")`
+	colSpelling  = `coalesce(spelling, key)`
+)
+
+const recordCols = `r.id, r.urn, ` + colKey + `, r.aliases, r.loc_urls, r.loc_types, ` + colLocLabels + `, ` + colLocKeys + `,
 	r.metadata, r.status, r.redirect, r.successor, r.reason, r.authority_id, r.created, r.updated`
 
 // scanRecord reads the columns recordCols lists (and extra ones after).
@@ -116,12 +125,12 @@ func (r reader) keySet(ctx context.Context, sql string, args ...any) ([]resolver
 }
 
 func (r reader) keyList(ctx context.Context, recordID int64) ([]resolver.Key, error) {
-	return r.keySet(ctx, `SELECT key, spelling, record_id, role, version FROM keys
+	return r.keySet(ctx, `SELECT key, `+colSpelling+`, record_id, role, version FROM keys
 		WHERE record_id = $1 ORDER BY role <> 'name', key`, recordID)
 }
 
 func (r reader) staleKeys(ctx context.Context, version int, after string, limit int) ([]resolver.Key, error) {
-	return r.keySet(ctx, `SELECT key, spelling, record_id, role, version FROM keys
+	return r.keySet(ctx, `SELECT key, `+colSpelling+`, record_id, role, version FROM keys
 		WHERE version < $1 AND key > $2 ORDER BY key LIMIT $3`, version, after, limit)
 }
 

@@ -300,8 +300,39 @@ func recordArgs(r *resolver.Record) []any {
 	if aliases == nil {
 		aliases = []string{}
 	}
-	return []any{r.URN, r.Key, aliases, urls, types, labels, keys, nonNil(r.Metadata), string(r.Status),
+	// NULL where the column would repeat another (schema 2).
+	var key, labelsArg, keysArg any = r.Key, labels, keys
+	if r.Key == r.URN {
+		key = nil
+	}
+	if !hasLabels(r.Locations) {
+		labelsArg = nil
+	}
+	if keysAreURLs(r.Locations) {
+		keysArg = nil
+	}
+	return []any{r.URN, key, aliases, urls, types, labelsArg, keysArg, nonNil(r.Metadata), string(r.Status),
 		r.Redirect, r.Successor, r.Reason, r.AuthorityID, r.Created, r.Updated}
+}
+
+// hasLabels reports whether a location has a label: if none has, the
+// row's loc_labels is NULL.
+func hasLabels(ls []resolver.Location) bool {
+	return slices.ContainsFunc(ls, func(l resolver.Location) bool { return l.Label != "" })
+}
+
+// keysAreURLs reports whether every location's key is its URL, as it is
+// for a URL already in normal form: then the row's loc_keys is NULL.
+func keysAreURLs(ls []resolver.Location) bool {
+	return !slices.ContainsFunc(ls, func(l resolver.Location) bool { return l.Key != l.URL })
+}
+
+// spellingArg is keys.spelling's value: NULL when it is the key.
+func spellingArg(k resolver.Key) any {
+	if k.Spelling == k.Key {
+		return nil
+	}
+	return k.Spelling
 }
 
 // locationKeys are the distinct location keys of a record.
@@ -330,7 +361,7 @@ func (t *tx) InsertRecord(ctx context.Context, r *resolver.Record) error {
 func (t *tx) UpdateRecord(ctx context.Context, r resolver.Record) error {
 	t.wrote = true
 	var oldKeys []string
-	err := t.tx.QueryRow(ctx, `WITH old AS (SELECT loc_keys FROM records WHERE id = $1)
+	err := t.tx.QueryRow(ctx, `WITH old AS (SELECT `+colLocKeys+` AS loc_keys FROM records r WHERE r.id = $1)
 		UPDATE records SET urn = $2, key = $3, aliases = $4, loc_urls = $5, loc_types = $6,
 		loc_labels = $7, loc_keys = $8, metadata = $9, status = $10, redirect = $11, successor = $12, reason = $13,
 		authority_id = $14, created = $15, updated = $16 WHERE id = $1 RETURNING (SELECT loc_keys FROM old)`,
@@ -374,7 +405,7 @@ func (t *tx) PutKey(ctx context.Context, k resolver.Key) error {
 	err := t.tx.QueryRow(ctx, `INSERT INTO keys AS k (key, spelling, record_id, role, version) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (key) DO UPDATE SET spelling = excluded.spelling, role = excluded.role, version = excluded.version
 		WHERE k.record_id = excluded.record_id
-		RETURNING record_id`, k.Key, k.Spelling, k.RecordID, string(k.Role), k.Version).Scan(&id)
+		RETURNING record_id`, k.Key, spellingArg(k), k.RecordID, string(k.Role), k.Version).Scan(&id)
 	t.wrote = true
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("%w: key %s belongs to another record", resolver.ErrKeyTaken, k.Key)

@@ -37,17 +37,17 @@ ids AS (
 		SELECT k.record_id FROM hi, keys k WHERE k.record_id > $1 AND k.record_id <= hi.hi
 	) u ORDER BY id LIMIT $2)
 SELECT ids.id, r.id IS NOT NULL,
-	r.urn, r.key, r.aliases, r.loc_urls, r.loc_types, r.loc_labels, r.loc_keys,
+	r.urn, ` + colKey + `, r.aliases, r.loc_urls, r.loc_types, ` + colLocLabels + `, ` + colLocKeys + `,
 	r.metadata, r.status, r.redirect, r.successor, r.reason, r.authority_id, r.created, r.updated,
 	h.seq, h.time, h.action, h.subject, h.record_id, h.authority_id, h.actor, h.data, h.prev, h.hash,
 	k.keys, k.spellings, k.roles, k.versions,
-	ARRAY(SELECT DISTINCT lk FROM unnest(r.loc_keys) lk
+	ARRAY(SELECT DISTINCT lk FROM unnest(` + colLocKeys + `) lk
 		WHERE EXISTS (SELECT 1 FROM locations l WHERE l.key = lk AND l.record_id = ids.id) ORDER BY lk) AS found
 FROM ids
 LEFT JOIN records r ON r.id = ids.id
 LEFT JOIN LATERAL (SELECT seq, time, action, subject, record_id, authority_id, actor, data, prev, hash
 	FROM log WHERE record_id = ids.id AND record_id <> 0 ORDER BY seq DESC LIMIT 1) h ON true
-LEFT JOIN LATERAL (SELECT array_agg(key ORDER BY key) AS keys, array_agg(spelling ORDER BY key) AS spellings,
+LEFT JOIN LATERAL (SELECT array_agg(key ORDER BY key) AS keys, array_agg(` + colSpelling + ` ORDER BY key) AS spellings,
 	array_agg(role ORDER BY key) AS roles, array_agg(version ORDER BY key) AS versions
 	FROM keys WHERE record_id = ids.id) k ON true
 ORDER BY ids.id`
@@ -265,13 +265,13 @@ func (r reader) countLocations(ctx context.Context, after *resolver.LocationRow,
 // sqlLocationRows reads a page of the location index in its primary key's
 // order (the row comparison is a range of it), each row with whether its
 // record, read in the same statement, lists its key.
-const sqlLocationRows = `SELECT l.key, l.record_id, coalesce(l.key = ANY(r.loc_keys), false)
+const sqlLocationRows = `SELECT l.key, l.record_id, coalesce(l.key = ANY(` + colLocKeys + `), false)
 FROM (SELECT key, record_id FROM locations WHERE (key, record_id) > ($1, $2) ORDER BY key, record_id LIMIT $3) l
 LEFT JOIN records r ON r.id = l.record_id
 ORDER BY l.key, l.record_id`
 
 // sqlLocationRowsFirst is sqlLocationRows from the first row.
-const sqlLocationRowsFirst = `SELECT l.key, l.record_id, coalesce(l.key = ANY(r.loc_keys), false)
+const sqlLocationRowsFirst = `SELECT l.key, l.record_id, coalesce(l.key = ANY(` + colLocKeys + `), false)
 FROM (SELECT key, record_id FROM locations ORDER BY key, record_id LIMIT $1) l
 LEFT JOIN records r ON r.id = l.record_id
 ORDER BY l.key, l.record_id`

@@ -38,6 +38,8 @@ func TestVerifyFindsSQLEdits(t *testing.T) {
 			[]string{`"urn:example:forged"`, "an alias of it, which the history does not"}},
 		{"AliasRetiredBehindItsBack", `UPDATE keys SET role = 'retired' WHERE key = 'urn:example:b-alias'`,
 			[]string{`holds "urn:example:b-alias" (key "urn:example:b-alias") as retired`}},
+		{"RecordKey", `UPDATE records SET key = 'urn:example:zz' WHERE urn = 'urn:example:b'`,
+			[]string{`the records table gives it the key "urn:example:zz", but its name's key is "urn:example:b"`}},
 		{"RecordDeleted", `DELETE FROM records WHERE urn = 'urn:example:b'`,
 			[]string{"urn:example:b", "the records table has no row for it"}},
 		{"RecordInserted", `INSERT INTO records (urn, key, aliases, loc_urls, loc_types, loc_labels, loc_keys, metadata, status,

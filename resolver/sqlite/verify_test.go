@@ -36,6 +36,8 @@ func TestVerifyFindsSQLEdits(t *testing.T) {
 			[]string{`"urn:example:forged"`, "an alias of it, which the history does not"}},
 		{"KeyMoved", `UPDATE keys SET record_id = (SELECT id FROM records WHERE urn = 'urn:example:a') WHERE key = 'urn:example:b-alias'`,
 			[]string{"urn:example:b-alias"}},
+		{"RecordKey", `UPDATE records SET key = 'urn:example:zz' WHERE urn = 'urn:example:b'`,
+			[]string{`the records table gives it the key "urn:example:zz", but its name's key is "urn:example:b"`}},
 		{"RecordDeleted", `DELETE FROM records WHERE urn = 'urn:example:b'`,
 			[]string{"urn:example:b", "the records table has no row for it"}},
 	} {
