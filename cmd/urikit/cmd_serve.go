@@ -317,7 +317,14 @@ func schemaReport(st resolver.Store) string {
 		}
 		return fmt.Sprintf("SQLite schema migrated from version %d to %d (%s)", m.From, m.To, strings.Join(m.Applied, ", "))
 	case *postgres.Store:
-		return fmt.Sprintf("PostgreSQL schema version %d, up to date", postgres.SchemaVersion)
+		switch from := st.SchemaFound(); from {
+		case postgres.SchemaVersion:
+			return fmt.Sprintf("PostgreSQL schema version %d, up to date", from)
+		case 0:
+			return fmt.Sprintf("PostgreSQL schema version %d, created", postgres.SchemaVersion)
+		default:
+			return fmt.Sprintf("PostgreSQL schema migrated from version %d to %d", from, postgres.SchemaVersion)
+		}
 	}
 	return "unknown store"
 }

@@ -6,10 +6,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/urikit/urikit/internal/pgtest"
+	"github.com/urikit/urikit/resolver/postgres"
 )
 
 // TestResolverPostgres: the commands on a PostgreSQL database (URIKIT_DB
@@ -24,6 +26,9 @@ func TestResolverPostgres(t *testing.T) {
 	out, _ := cli(t, exitOK, "migrate")
 	if !strings.Contains(out, "PostgreSQL schema version") || !strings.Contains(out, "0 re-keyed") {
 		t.Fatalf("migrate: %s", out)
+	}
+	if out, _ := cli(t, exitOK, "migrate"); !strings.Contains(out, "PostgreSQL schema version "+strconv.Itoa(postgres.SchemaVersion)+", up to date") {
+		t.Fatalf("migrate again: %s", out)
 	}
 	cli(t, exitOK, "authority", "add", "Example", "urn:example:")
 	in := filepath.Join(t.TempDir(), "in.jsonl")

@@ -105,7 +105,13 @@ type Store struct {
 	stop   context.CancelFunc
 	done   chan struct{} // closed when the listener has ended
 	closed atomic.Bool
+
+	schemaFrom int // the schema version Open found
 }
+
+// SchemaFound is the schema version Open found in the database before it
+// migrated it: 0 for a new database, SchemaVersion when it was up to date.
+func (s *Store) SchemaFound() int { return s.schemaFrom }
 
 // Open connects to the database dsn names (a postgres:// URL or key=value
 // string), migrates its schema unless Options.NoMigrate, and starts
@@ -137,7 +143,8 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		if v != SchemaVersion {
 			return fail(fmt.Errorf("%w (found %d, want %d)", errSchema, v, SchemaVersion))
 		}
-	} else if _, err := migrate(ctx, pool, SchemaVersion); err != nil {
+		s.schemaFrom = v
+	} else if s.schemaFrom, err = migrate(ctx, pool, SchemaVersion); err != nil {
 		return fail(err)
 	}
 	s.gate = &versionGate{pool: pool, timeout: opts.Timeout}

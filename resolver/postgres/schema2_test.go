@@ -26,10 +26,16 @@ func TestSchema2RepeatedColumns(t *testing.T) {
 	if from, err := postgres.MigrateTo(ctx, dsn, 1); err != nil || from != 0 {
 		t.Fatalf("to schema 1: from %d, %v", from, err)
 	}
-	if from, err := postgres.Migrate(ctx, dsn); err != nil || from != 1 {
-		t.Fatalf("to schema %d: from %d, %v", postgres.SchemaVersion, from, err)
+	if st := open(t, dsn, postgres.Options{}); st.SchemaFound() != 1 { // Open migrates
+		t.Fatalf("Open found schema %d, want 1", st.SchemaFound())
+	}
+	if from, err := postgres.Migrate(ctx, dsn); err != nil || from != postgres.SchemaVersion {
+		t.Fatalf("Migrate again: from %d, %v", from, err)
 	}
 	st := open(t, dsn, postgres.Options{})
+	if st.SchemaFound() != postgres.SchemaVersion {
+		t.Fatalf("Open found schema %d, want %d", st.SchemaFound(), postgres.SchemaVersion)
+	}
 	svc, m := service(t, st)
 
 	// The usual record (its name as written is its key, its URL in normal
