@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 
 	"github.com/urikit/urikit/urn"
 )
@@ -83,8 +84,16 @@ func (s *Service) migratePass(ctx context.Context) (MigrateReport, error) {
 						conflicts = append(conflicts, k.Spelling)
 						continue
 					}
-					if err := tx.DeleteKey(ctx, k.Key); err != nil {
+					// k was read before the batch: this transaction may
+					// have moved another name of the record onto k.Key
+					// since (a name whose new key is an alias's old one).
+					// That row is the newer one, and stays.
+					if mine, err := stillStored(ctx, tx, k); err != nil {
 						return err
+					} else if mine {
+						if err := tx.DeleteKey(ctx, k.Key); err != nil {
+							return err
+						}
 					}
 					rekeyed++
 					if k.Role == RoleName {
@@ -162,4 +171,16 @@ func (s *Service) Duplicates(ctx context.Context, fn func(Duplicate) error) erro
 		}
 		after = ds[len(ds)-1].Key
 	}
+}
+
+// stillStored reports whether the keys table holds k as it was read: the
+// same key, spelling and version for the same record.
+func stillStored(ctx context.Context, tx Tx, k Key) (bool, error) {
+	keys, err := tx.Keys(ctx, k.RecordID)
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(keys, func(s Key) bool {
+		return s.Key == k.Key && s.Spelling == k.Spelling && s.Version == k.Version
+	}), nil
 }

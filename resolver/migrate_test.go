@@ -163,6 +163,55 @@ func TestMigrateKeysThatMoveIntoEachOthersPlace(t *testing.T) {
 	}
 }
 
+// A name's new key may be the old key of an alias of the same record that
+// comes later in key order: Migrate moves the name onto that row first,
+// and the alias's copy read before the batch must not then delete the row,
+// which is the name's now.
+func TestMigrateNameOntoItsAliasOldKey(t *testing.T) {
+	f := newFixture(t)
+	_, m, _ := f.authority("A", "urn:example:")
+	in := locs("http://n.example/")
+	in.Aliases = []string{"urn:example:alias"}
+	n := f.put(m, "urn:example:n", in)
+	err := f.store.Update(f.ctx, func(tx resolver.Tx) error {
+		for _, k := range []string{"urn:example:n", "urn:example:alias"} {
+			if err := tx.DeleteKey(f.ctx, k); err != nil {
+				return err
+			}
+		}
+		r, err := tx.Record(f.ctx, n.ID)
+		if err != nil {
+			return err
+		}
+		// Older rules: the name under "urn:example:a0" (first in key
+		// order), the alias under the name's key of today.
+		r.Key = "urn:example:a0"
+		if err := tx.UpdateRecord(f.ctx, r); err != nil {
+			return err
+		}
+		if err := tx.PutKey(f.ctx, resolver.Key{Key: "urn:example:a0", Spelling: "urn:example:n", RecordID: n.ID, Role: resolver.RoleName, Version: urn.KeyVersion - 1}); err != nil {
+			return err
+		}
+		return tx.PutKey(f.ctx, resolver.Key{Key: "urn:example:n", Spelling: "urn:example:alias", RecordID: n.ID, Role: resolver.RoleAlias, Version: urn.KeyVersion - 1})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.svc.Invalidate()
+	rep, err := f.svc.Migrate(f.ctx)
+	if err != nil || len(rep.Conflicts) != 0 {
+		t.Fatalf("Migrate: %+v, %v", rep, err)
+	}
+	for _, name := range []string{"urn:example:n", "urn:example:alias"} {
+		if got, err := f.lookup(name); err != nil || got.ID != n.ID {
+			t.Errorf("%s after Migrate: record %d, %v; want %d", name, got.ID, err, n.ID)
+		}
+	}
+	if _, err := f.svc.Verify(f.ctx, nil); err != nil {
+		t.Errorf("Verify after Migrate: %v", err)
+	}
+}
+
 // retryingStore runs every Update's fn twice, the first time in a
 // transaction it rolls back, as PostgreSQL's store does after a
 // serialization failure: the Store contract lets it, so fn must have no
