@@ -106,7 +106,8 @@ type Store struct {
 	done   chan struct{} // closed when the listener has ended
 	closed atomic.Bool
 
-	schemaFrom int // the schema version Open found
+	schemaFrom  int          // the schema version Open found
+	newerSchema atomic.Int64 // a schema version newer than this build's, seen since
 }
 
 // SchemaFound is the schema version Open found in the database before it
@@ -132,7 +133,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	}
 	if opts.NoMigrate {
 		var v int
-		err := pool.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&v)
+		err := pool.QueryRow(ctx, sqlSchemaVersion).Scan(&v)
 		var pg *pgconn.PgError
 		if errors.As(err, &pg) && pg.Code == "42P01" { // undefined_table: never migrated
 			v, err = 0, nil
@@ -221,7 +222,22 @@ func (s *Store) usable() error {
 	if s.closed.Load() {
 		return errClosed
 	}
+	if v := s.newerSchema.Load(); v > 0 {
+		return fmt.Errorf("%w: the database's schema is now version %d, newer than this urikit's %d: upgrade urikit",
+			resolver.ErrUnavailable, v, SchemaVersion)
+	}
 	return nil
+}
+
+// noteSchema takes in the database's schema version, which the listener
+// reads and migrations announce. A newer one than this build's was
+// migrated by a newer urikit while this one ran: this build would misread
+// what it writes (schema 2 made columns NULL that schema 1 never held), so
+// the store refuses every call, and /readyz says so, until it is upgraded.
+func (s *Store) noteSchema(v int) {
+	if v > SchemaVersion {
+		s.newerSchema.Store(int64(v))
+	}
 }
 
 // Ping checks that the primary answers (for /readyz).

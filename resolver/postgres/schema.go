@@ -168,7 +168,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, to int) (from int, err err
 		version integer PRIMARY KEY, applied timestamptz NOT NULL DEFAULT now())`); err != nil {
 		return 0, mapErr(err)
 	}
-	if err := conn.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&from); err != nil {
+	if err := conn.QueryRow(ctx, sqlSchemaVersion).Scan(&from); err != nil {
 		return 0, mapErr(err)
 	}
 	if from > SchemaVersion {
@@ -179,7 +179,12 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, to int) (from int, err err
 			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version) VALUES ($1)", v)
+			if _, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version) VALUES ($1)", v); err != nil {
+				return err
+			}
+			// Instances of an older build that are running learn of it
+			// (Store.noteSchema; builds before schema 2 ignore it).
+			_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", channel, fmt.Sprintf(`{"schema":%d}`, v))
 			return err
 		})
 		if err != nil {
@@ -188,6 +193,9 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, to int) (from int, err err
 	}
 	return from, nil
 }
+
+// sqlSchemaVersion reads the schema's version.
+const sqlSchemaVersion = `SELECT coalesce(max(version), 0) FROM schema_migrations`
 
 // errSchema is returned when a Store opened without migrating finds an
 // older schema.

@@ -3,9 +3,11 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -150,5 +152,54 @@ func TestSchema2RepeatedColumns(t *testing.T) {
 		exec(`UPDATE records r SET key = s.key, loc_keys = s.loc_keys, loc_labels = s.loc_labels FROM saved_records s WHERE s.id = r.id`)
 		exec(`UPDATE keys k SET spelling = s.spelling FROM saved_keys s WHERE s.key = k.key`)
 		same("edit undone")
+	}
+}
+
+// TestNewerSchemaStopsARunningInstance: an instance that is running when a
+// newer urikit migrates the database to a schema it does not know answers
+// every call with ErrUnavailable (503) and /readyz fails, rather than
+// misread or miswrite the new schema's rows: at once when the migration's
+// notification arrives, and within a quiet spell of the listener when it
+// was missed.
+func TestNewerSchemaStopsARunningInstance(t *testing.T) {
+	ctx := context.Background()
+	for _, notify := range []bool{true, false} {
+		dsn := cluster.NewDB(t)
+		st := open(t, dsn, postgres.Options{})
+		svc, m := service(t, st)
+		if _, _, err := svc.Put(ctx, m, "urn:example:a", recordInput("https://example.org/a")); err != nil {
+			t.Fatal(err)
+		}
+		newer := postgres.SchemaVersion + 1
+		sql := fmt.Sprintf(`INSERT INTO schema_migrations (version) VALUES (%d)`, newer)
+		if notify {
+			sql = fmt.Sprintf(`WITH m AS (%s) SELECT pg_notify('urikit_changes', '{"schema":%d}')`, sql, newer)
+		}
+		editWithSQL(t, dsn, sql)
+		// The notification arrives within milliseconds; the listener's
+		// quiet spell (2 s after the Put's notification) is not over
+		// before 1.5 s.
+		wait := 10 * time.Second
+		if notify {
+			wait = 1500 * time.Millisecond
+		}
+		deadline := time.Now().Add(wait)
+		for st.Ping(ctx) == nil && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		err := st.Ping(ctx)
+		if !errors.Is(err, resolver.ErrUnavailable) || !strings.Contains(err.Error(), fmt.Sprintf("version %d, newer", newer)) {
+			t.Fatalf("notify %v: Ping: %v", notify, err)
+		}
+		if _, err := svc.Lookup(ctx, urn.MustParse("urn:example:a")); resolver.KindOf(err) != resolver.KindUnavailable {
+			t.Errorf("notify %v: Lookup: %v", notify, err)
+		}
+		if _, _, err := svc.Put(ctx, m, "urn:example:b", recordInput("https://example.org/b")); resolver.KindOf(err) != resolver.KindUnavailable {
+			t.Errorf("notify %v: Put: %v", notify, err)
+		}
+		// And a new instance of this build refuses to open it.
+		if _, err := postgres.Open(ctx, dsn, postgres.Options{}); err == nil || !strings.Contains(err.Error(), "newer") {
+			t.Errorf("notify %v: Open: %v", notify, err)
+		}
 	}
 }

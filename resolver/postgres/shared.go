@@ -156,14 +156,16 @@ func (s *Store) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
 	}
 	defer conn.Close(context.Background())
 	var v int64
+	var schema int
 	_, err = conn.Exec(cctx, "LISTEN "+channel)
 	if err == nil {
-		err = conn.QueryRow(cctx, "SELECT version FROM head WHERE id = 1").Scan(&v)
+		err = conn.QueryRow(cctx, "SELECT version, ("+sqlSchemaVersion+") FROM head WHERE id = 1").Scan(&v, &schema)
 	}
 	cancel()
 	if err != nil {
 		return err
 	}
+	s.noteSchema(schema)
 	s.tell(nil)
 	s.advance(v)
 	s.listening.Store(true)
@@ -176,10 +178,14 @@ func (s *Store) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
 		n, err := conn.WaitForNotification(wctx)
 		wcancel()
 		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) && !conn.IsClosed() {
+			// The question is the schema's version: a migration's
+			// notification may have been missed.
 			pctx, pcancel := context.WithTimeout(ctx, s.opts.Timeout)
-			err = conn.Ping(pctx)
+			var schema int
+			err = conn.QueryRow(pctx, sqlSchemaVersion).Scan(&schema)
 			pcancel()
 			if err == nil {
+				s.noteSchema(schema)
 				continue
 			}
 		}
@@ -193,8 +199,10 @@ func (s *Store) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
 			var v struct {
 				Version int64 `json:"v"`
 				More    bool  `json:"more"`
+				Schema  int   `json:"schema"`
 			}
 			if json.Unmarshal([]byte(n.Payload), &v) == nil && !v.More {
+				s.noteSchema(v.Schema)
 				s.advance(v.Version)
 			}
 			continue
@@ -203,6 +211,7 @@ func (s *Store) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
 			s.tell(nil) // not ours, or damaged: forget everything to be safe
 			continue
 		}
+		s.noteSchema(c.Schema)
 		if c.All {
 			s.tell(nil)
 		} else if len(c.Keys) > 0 {

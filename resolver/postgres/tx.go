@@ -108,7 +108,8 @@ type change struct {
 	Version int64    `json:"v"`
 	Keys    []string `json:"k,omitempty"`
 	More    bool     `json:"more,omitempty"`
-	All     bool     `json:"all,omitempty"` // everything may have changed
+	All     bool     `json:"all,omitempty"`    // everything may have changed
+	Schema  int      `json:"schema,omitempty"` // a migration: the schema's new version
 }
 
 // payloads lists the lookup keys whose answer the transaction changed —
