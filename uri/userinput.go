@@ -136,6 +136,12 @@ func (c *cleaner) parse(s string, opts []UserInputOption) (URI, error) {
 	rest := 0 // index in b of what follows "scheme:"
 	n, scanned := schemeLen(b)
 	c.work += scanned
+	if n == 3 && equalFold(string(b[:3]), "url") {
+		// unwrap removes "URL:" labels; one left here was broken across
+		// lines ("UR\nL:"), and taking it for a scheme would give a
+		// result that cleaning again turns into another URI.
+		return URI{}, c.err(ErrAmbiguous, 0, `"URL:" broken across lines reads both as the label of a wrapped URI (RFC 3986 Appendix C) and as a scheme; join it, or drop it`)
+	}
 	switch {
 	case n > 0 && hasPrefixAt(b, n+1, "//"):
 		c.copy(0, n+1)

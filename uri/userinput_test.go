@@ -65,6 +65,10 @@ func TestParseUserInput(t *testing.T) {
 		{in: "http://ex\n  ample.com:8x/", off: 24},
 		{in: "http://\u00e9\u00e9@a:8x/ b", off: 15},
 		{in: "http://[::1/\u00e9", off: 11},
+		// A "URL:" label broken across lines is no scheme (cleaning the
+		// result again would drop it).
+		{in: "<UR\nL:>", off: 1},
+		{in: "U\nRL:http://a/", off: 0},
 		{in: "http://a:1/ \u00e9 x", opts: []UserInputOption{WithHostMapper(func(string) (string, error) { return "", nil })}, want: "http://a:1/%20%C3%A9%20x"},
 	}
 	for _, tt := range tests {
