@@ -52,7 +52,8 @@ func WithHostMapper(m HostMapper) UserInputOption {
 // offset into s), input without a scheme that is not one of those forms
 // (example.com/x: http or https?), a "name:digits" that reads both as a
 // scheme and as a host and port (localhost:8080), a scheme-less "//host",
-// a backslash, a '%' not followed by two hex digits (a literal '%' or a
+// a "URL:" label broken across lines (a label or a scheme?), a
+// backslash, a '%' not followed by two hex digits (a literal '%' or a
 // broken escape?), whitespace in the scheme or authority, control
 // characters, invalid UTF-8, unbalanced delimiters, and a non-ASCII host
 // without a HostMapper. The result is checked with Parse; when it fails
