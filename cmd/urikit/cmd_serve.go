@@ -307,6 +307,20 @@ func (w slogWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// schemaMigrated reports whether opening the store migrated an older
+// schema (not a new store's creation).
+func schemaMigrated(st resolver.Store) bool {
+	switch st := st.(type) {
+	case *sqlite.Store:
+		m := st.Migration()
+		return len(m.Applied) > 0 && m.From > 0
+	case *postgres.Store:
+		from := st.SchemaFound()
+		return from > 0 && from < postgres.SchemaVersion
+	}
+	return false
+}
+
 // schemaReport says what the store's schema is, for people.
 func schemaReport(st resolver.Store) string {
 	switch st := st.(type) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/url"
@@ -9,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/urikit/urikit/internal/pgtest"
 	"github.com/urikit/urikit/resolver/postgres"
@@ -31,11 +34,27 @@ func TestResolverPostgres(t *testing.T) {
 		t.Fatalf("migrate again: %s", out)
 	}
 	cli(t, exitOK, "authority", "add", "Example", "urn:example:")
+	// Back to schema 1, as an older urikit left it (no record yet): the
+	// import migrates it, as serve would, and says so.
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = conn.Exec(context.Background(), `DELETE FROM schema_migrations WHERE version = 2;
+		ALTER TABLE records ALTER COLUMN key SET NOT NULL, ALTER COLUMN loc_labels SET NOT NULL, ALTER COLUMN loc_keys SET NOT NULL;
+		ALTER TABLE keys ALTER COLUMN spelling SET NOT NULL`)
+	conn.Close(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
 	in := filepath.Join(t.TempDir(), "in.jsonl")
 	withdrawn := genRecords(t, in, 3000)
-	out, _ = cli(t, exitOK, "import", in, "--quiet")
+	out, errs := cli(t, exitOK, "import", in, "--quiet")
 	if !strings.Contains(out, "imported 3,000 records into the database ") {
 		t.Fatalf("import: %s", out)
+	}
+	if !strings.Contains(errs, "urikit import: PostgreSQL schema migrated from version 1 to "+strconv.Itoa(postgres.SchemaVersion)) {
+		t.Fatalf("import's stderr: %s", errs)
 	}
 	exp, _ := cli(t, exitOK, "export", "--db", dsn)
 	if strings.Count(exp, "\n") != 3000 || strings.Count(exp, `"status":"withdrawn"`) != withdrawn {
