@@ -8,7 +8,8 @@
 # (1.5 GB of them for 1,000,000 records, each zero-filled and synced before
 # use); later runs reuse the files the checkpoints recycled, as a server
 # that has been running does. Each run prints its rate, the WAL it wrote
-# and how many WAL files there were before it.
+# and how many WAL files there were before it. PGCLUSTER_ARGS are flags for
+# bench/pgcluster (e.g. '-max-wal-size 32GB').
 set -euo pipefail
 gen=$1 runs=${2:-5}
 bin=${URIKIT:-/tmp/bench-urikit}
@@ -19,7 +20,7 @@ cl=
 cleanup() { [ -z "$cl" ] || { kill "$cl" 2>/dev/null || true; wait "$cl" 2>/dev/null || true; }; rm -rf "$work"; }
 trap cleanup EXIT
 (cd "$here" && go build -o "$work/pgcluster" ./pgcluster)
-"$work/pgcluster" -db bench >"$work/dsn" 2>"$work/pg.log" &
+"$work/pgcluster" -db bench ${PGCLUSTER_ARGS:-} >"$work/dsn" 2>"$work/pg.log" &
 cl=$!
 for _ in $(seq 1 120); do [ -s "$work/dsn" ] && break; sleep 0.5; done
 dsn=$(head -1 "$work/dsn")
