@@ -22,6 +22,9 @@ const (
 	ActionRuleAdd           Action = "rule.add"
 	ActionRuleRemove        Action = "rule.remove"
 	ActionKeysMigrate       Action = "keys.migrate"
+	// ActionLocationsMigrate records that Migrate computed the location
+	// index's keys again by newer rules (LocationKeyVersion).
+	ActionLocationsMigrate Action = "locations.migrate"
 	// ActionAdminToken records the fingerprint of a generated admin
 	// token's hash (the setting AdminTokenSetting), so that Verify can
 	// tell when the setting no longer holds the token that was issued.

@@ -14,14 +14,32 @@ type MigrateReport struct {
 	Checked   int      // keys whose version was older than urn.KeyVersion
 	Rekeyed   int      // keys that changed
 	Conflicts []string // spellings whose new key another record holds (left as they were)
+	// LocationsFrom is the LocationKeyVersion the location index's keys
+	// were of when Migrate computed them again by this build's rules; 0
+	// when they were current. LocationRecords counts the records it read
+	// for that, LocationsRekeyed those whose keys changed.
+	LocationsFrom, LocationRecords, LocationsRekeyed int
 }
 
 // Migrate computes again, with the rules of this build's urn package, every
 // key stored under an older urn.KeyVersion, so that lookups keep finding
 // records after the equivalence rules change. A key whose new value another
 // record already holds is left as it was and reported: two records have
-// become equivalent, and people must decide which one stays.
+// become equivalent, and people must decide which one stays. Then, when
+// the location index's keys are of an older LocationKeyVersion, it
+// computes them again too, so that L2N and L2L keep finding records by
+// their URLs.
 func (s *Service) Migrate(ctx context.Context) (MigrateReport, error) {
+	rep, err := s.migrateKeys(ctx)
+	if err != nil {
+		return rep, err
+	}
+	rep.LocationsFrom, rep.LocationRecords, rep.LocationsRekeyed, err = s.migrateLocations(ctx)
+	return rep, storeError(err)
+}
+
+// migrateKeys is the name keys' part of Migrate.
+func (s *Service) migrateKeys(ctx context.Context) (MigrateReport, error) {
 	var rep MigrateReport
 	// Every committed batch moved keys, also when a later one fails: the
 	// lookups cached under the old keys go in any case.

@@ -46,7 +46,8 @@ type Service struct {
 	store  Store
 	opts   Options
 	cache  *lookupCache
-	shared Shared // store, when other processes write to it too
+	shared Shared        // store, when other processes write to it too
+	loc    locationRules // how location keys are computed
 
 	adminMu   sync.Mutex
 	adminHash []byte // cached SHA-256 of the generated admin token
@@ -69,7 +70,7 @@ func New(store Store, opts Options) *Service {
 	if opts.MaxMetadataBytes <= 0 {
 		opts.MaxMetadataBytes = DefaultMaxMetadataBytes
 	}
-	s := &Service{store: store, opts: opts, cache: newLookupCache(opts.CacheSize)}
+	s := &Service{store: store, opts: opts, cache: newLookupCache(opts.CacheSize), loc: thisBuildsLocationRules}
 	if sh, ok := store.(Shared); ok && s.cache != nil {
 		s.shared = sh
 		sh.Watch(s.Invalidate)
@@ -374,7 +375,7 @@ func holdsKey(names []string, key string) bool {
 // ByLocation returns the records that list rawURL as a location, compared
 // after scheme-based normalization (L2N, L2L).
 func (s *Service) ByLocation(ctx context.Context, rawURL string) ([]Record, error) {
-	_, key, err := locationKey("url", rawURL)
+	_, key, err := s.locationKey("url", rawURL)
 	if err != nil {
 		return nil, err
 	}

@@ -126,6 +126,9 @@ type AccessState struct {
 	// AdminTokenHash is the setting AdminTokenSetting, "" when there is
 	// none (no admin token generated: URIKIT_ADMIN_TOKEN, or not started).
 	AdminTokenHash string
+	// LocationKeyVersion is the setting LocationKeySetting, "" when there
+	// is none (the keys are of version 1).
+	LocationKeyVersion string
 }
 
 // LocationRow is one row of a store's location index, the table L2N, L2L

@@ -38,6 +38,14 @@ type VerifyReport struct {
 	// be checked: an older build generated it, or it was written behind the
 	// service's back, and nothing in the store tells which.
 	AdminToken, UnpinnedAdminToken bool
+	// LocationKeyVersion is the LocationKeyVersion of the location index's
+	// keys, checked against the history's last locations.migrate entry.
+	// When it is not this build's, StaleLocationKeys is set and each key is
+	// checked against its index row but not computed again from its URL
+	// (this build's rules would give some URLs other keys): Migrate
+	// computes older keys again; newer ones are a newer build's.
+	LocationKeyVersion int
+	StaleLocationKeys  bool
 }
 
 // Verify runs VerifyAll and returns how many history entries it checked;
@@ -120,8 +128,13 @@ func (s *Service) VerifyAll(ctx context.Context, progress func(VerifyReport)) (V
 	counts, err := replay.compare(access)
 	rep.Authorities, rep.Tokens, rep.Rules, rep.UnpinnedTokens = counts.authorities, counts.tokens, counts.rules, counts.unpinned
 	rep.AdminToken, rep.UnpinnedAdminToken = counts.admin, counts.unpinnedAdmin
+	rep.LocationKeyVersion = counts.locationVersion
 	if err != nil {
 		return fail(err)
+	}
+	locKey := s.loc.key
+	if rep.StaleLocationKeys = rep.LocationKeyVersion != s.loc.version; rep.StaleLocationKeys {
+		locKey = nil
 	}
 
 	start, err := s.store.Head(ctx)
@@ -145,7 +158,7 @@ func (s *Service) VerifyAll(ctx context.Context, progress func(VerifyReport)) (V
 					return fail(err)
 				}
 			}
-			if err := s.verifyState(ctx, st, aliased[st.ID]); err != nil {
+			if err := s.verifyState(ctx, st, aliased[st.ID], locKey); err != nil {
 				return fail(err)
 			}
 			if st.HasRecord {
@@ -276,7 +289,10 @@ func IsStateError(err error) bool {
 }
 
 // verifyState compares one record ID's stored state with its history.
-func (s *Service) verifyState(ctx context.Context, st RecordState, aliased bool) error {
+//
+// locKey computes a location's key from its URL; nil when the store's
+// keys are of older rules, which diffLocations then does not recompute.
+func (s *Service) verifyState(ctx context.Context, st RecordState, aliased bool, locKey func(uri.URI) string) error {
 	fail := func(name string, format string, args ...any) error {
 		return &StateError{RecordID: st.ID, URN: name, Seq: st.Latest.Seq, Reason: fmt.Sprintf(format, args...)}
 	}
@@ -383,7 +399,7 @@ func (s *Service) verifyState(ctx context.Context, st RecordState, aliased bool)
 			}
 		}
 	}
-	if d := diffLocations(st.Record, st.Locations); d != "" {
+	if d := diffLocations(st.Record, st.Locations, locKey); d != "" {
 		return fail(st.Record.URN, "%s", d)
 	}
 	return nil
@@ -396,15 +412,19 @@ func (s *Service) verifyState(ctx context.Context, st RecordState, aliased bool)
 // it when it stores the record; the check normalizes again rather than
 // trusting the key stored with the location, since the index is written
 // from that key: a key edited together with its index row would make
-// L2N answer the record for a URL it does not list.
-func diffLocations(rec Record, rows []string) string {
+// L2N answer the record for a URL it does not list. key computes it; nil
+// when the keys are of older rules than this build's, and then only the
+// rows are compared with the keys.
+func diffLocations(rec Record, rows []string, key func(uri.URI) string) string {
 	for i, l := range rec.Locations {
 		u, err := uri.Parse(l.URL)
 		if err != nil {
 			return fmt.Sprintf("locations[%d].url %q is not a URI, so it has no key: %v", i, l.URL, err)
 		}
-		if k := u.Normalize(uri.SchemeBased).String(); l.Key != k {
-			return fmt.Sprintf("locations[%d] (%q) is indexed under %q, but its URL normalizes to %q", i, l.URL, l.Key, k)
+		if key != nil {
+			if k := key(u); l.Key != k {
+				return fmt.Sprintf("locations[%d] (%q) is indexed under %q, but its URL normalizes to %q", i, l.URL, l.Key, k)
+			}
 		}
 		if _, found := slices.BinarySearch(rows, l.Key); !found {
 			return fmt.Sprintf("the location index holds no row for locations[%d] (%q) under its key %q: L2N and L2L do not find it by that URL", i, l.URL, l.Key)

@@ -18,7 +18,7 @@ import (
 // Each of these hands names, or the lookups of names, to someone the
 // history never gave them to.
 type AccessError struct {
-	Kind      string // "authority", "token", "rule" or "admin token"
+	Kind      string // "authority", "token", "rule", "admin token" or "location keys"
 	ID        int64
 	Authority int64  // for a token: its authority, as stored or else as the history has it
 	Seq       int64  // the history entry compared with; 0 when there is none
@@ -32,8 +32,11 @@ func (e *AccessError) Error() string {
 // Subject names what e is about: "authority 2", "token 7 of authority 2",
 // "rule 3", "the admin token".
 func (e *AccessError) Subject() string {
-	if e.Kind == "admin token" {
+	switch e.Kind {
+	case "admin token":
 		return "the admin token"
+	case "location keys":
+		return "the location keys' version"
 	}
 	s := e.Kind + " " + strconv.FormatInt(e.ID, 10)
 	if e.Kind == "token" {
@@ -62,6 +65,10 @@ type accessReplay struct {
 	// history recorded it).
 	admin    string
 	adminSeq int64
+	// locations is the LocationKeyVersion the last locations.migrate
+	// entry, locationsSeq, recorded; locationsSeq is 0 when none did
+	// (the keys are then of version 1).
+	locations, locationsSeq int
 }
 
 // replayed is one item as the last entry about it, Seq, left it.
@@ -139,6 +146,15 @@ func (r *accessReplay) apply(e Entry) error {
 			return bad("admin token", errors.New("no fingerprint"))
 		}
 		r.admin, r.adminSeq = j.Fingerprint, e.Seq
+	case ActionLocationsMigrate:
+		var j locationsMigrateJSON
+		if err := json.Unmarshal(e.Data, &j); err != nil {
+			return bad("location keys", err)
+		}
+		if j.Version < 1 {
+			return bad("location keys", fmt.Errorf("version %d", j.Version))
+		}
+		r.locations, r.locationsSeq = j.Version, int(e.Seq)
 	}
 	return nil
 }
@@ -156,6 +172,7 @@ type accessCounts struct {
 	unpinned                   int64 // tokens whose history records no fingerprint of their hash
 	admin                      bool  // the admin token's hash was compared with the history's
 	unpinnedAdmin              bool  // an admin token's hash is stored, but no entry recorded it
+	locationVersion            int   // the location keys' version, as stored and as the history has it
 }
 
 // compare checks the stored authorities, tokens and rules against the
@@ -287,6 +304,31 @@ func (r *accessReplay) compare(st AccessState) (accessCounts, error) {
 	case st.AdminTokenHash != "":
 		n.unpinnedAdmin = true
 	}
+
+	// The location keys' version: Verify recomputes the keys only when
+	// they are of this build's rules, so a version set back behind the
+	// history's back would hide keys edited to send L2N elsewhere.
+	want := 1
+	if r.locationsSeq != 0 {
+		want = r.locations
+	}
+	stored := 1
+	if st.LocationKeyVersion != "" {
+		v, err := parseLocationVersion(st.LocationKeyVersion)
+		if err != nil {
+			return n, &AccessError{Kind: "location keys", Seq: int64(r.locationsSeq), Reason: err.Error()}
+		}
+		stored = v
+	}
+	if stored != want {
+		src := "no history entry migrated them, which makes them version 1"
+		if r.locationsSeq != 0 {
+			src = fmt.Sprintf("history entry %d migrated them to version %d", r.locationsSeq, want)
+		}
+		return n, &AccessError{Kind: "location keys", Seq: int64(r.locationsSeq),
+			Reason: fmt.Sprintf("the setting %s says version %d, but %s", LocationKeySetting, stored, src)}
+	}
+	n.locationVersion = stored
 	return n, nil
 }
 

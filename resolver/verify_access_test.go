@@ -75,7 +75,7 @@ func FuzzAccessReplay(f *testing.F) {
 		}
 		st := AccessState{Head: int64(len(log)), Authorities: []Authority{a, b}, Tokens: []Token{tk, gone}, Rules: []Rule{ru}}
 		n, err := r.compare(st)
-		if err != nil || n != (accessCounts{authorities: 2, tokens: 2, rules: 1}) {
+		if err != nil || n != (accessCounts{authorities: 2, tokens: 2, rules: 1, locationVersion: 1}) {
 			t.Fatalf("the Service's own entries: %+v %v", n, err)
 		}
 
@@ -164,7 +164,7 @@ func FuzzLocationDiff(f *testing.F) {
 		}
 		slices.Sort(rows)
 		rows = slices.Compact(rows)
-		if d := diffLocations(rec, rows); d != "" {
+		if d := diffLocations(rec, rows, schemeBasedKey); d != "" {
 			t.Fatalf("the Service's rows: %s", d)
 		}
 		var want string
@@ -186,7 +186,7 @@ func FuzzLocationDiff(f *testing.F) {
 			rec.Locations[0].Key += "#forged"
 			want = "is indexed under"
 		}
-		if d := diffLocations(rec, rows); !strings.Contains(d, want) {
+		if d := diffLocations(rec, rows, schemeBasedKey); !strings.Contains(d, want) {
 			t.Fatalf("edit %d: %q lacks %q", edit%4, d, want)
 		}
 	})

@@ -378,7 +378,7 @@ func (s *Service) checkInput(u urn.URN, in RecordInput) (Record, []string, error
 		if len(l.URL) > MaxURLBytes {
 			return Record{}, nil, invalid(field+".url", MaxURLBytes, "a location's URL has at most %d bytes", MaxURLBytes)
 		}
-		loc, key, err := locationKey(field+".url", l.URL)
+		loc, key, err := s.locationKey(field+".url", l.URL)
 		if err != nil {
 			return Record{}, nil, err
 		}
@@ -446,10 +446,9 @@ func checkMetadata(m json.RawMessage, limit int) (json.RawMessage, error) {
 	return b.Bytes(), nil
 }
 
-// locationKey checks that raw is an absolute URI (RFC 3986 §4.3, a fragment
-// allowed) and returns it with its key: the URI after scheme-based
-// normalization (§6.2.3), which is what L2N compares.
-func locationKey(field, raw string) (string, string, error) {
+// parseLocation checks that raw is an absolute URI (RFC 3986 §4.3, a
+// fragment allowed) that may be a location.
+func parseLocation(field, raw string) (uri.URI, error) {
 	u, err := uri.Parse(raw)
 	if err != nil {
 		off := 0
@@ -461,14 +460,14 @@ func locationKey(field, raw string) (string, string, error) {
 		if ue != nil {
 			reason = ue.Reason
 		}
-		return "", "", invalid(field, off, "not an absolute URI: %s", reason)
+		return uri.URI{}, invalid(field, off, "not an absolute URI: %s", reason)
 	}
 	if isScriptScheme(u.Scheme()) {
-		return "", "", invalid(field, 0, "the %s: scheme is refused: such a URI is content that a browser runs or renders, "+
+		return uri.URI{}, invalid(field, 0, "the %s: scheme is refused: such a URI is content that a browser runs or renders, "+
 			"not a place to fetch from, and the resolver would hand it out under its own origin (RFC 3986 §7, RFC 2483 §4.1)",
 			strings.ToLower(u.Scheme()))
 	}
-	return raw, u.Normalize(uri.SchemeBased).String(), nil
+	return u, nil
 }
 
 // isScriptScheme reports whether a URI with this scheme is content rather
@@ -755,7 +754,7 @@ func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, succe
 		if len(successor) > MaxURLBytes {
 			return Record{}, invalid("successor", MaxURLBytes, "a successor has at most %d bytes", MaxURLBytes)
 		}
-		if _, _, err := locationKey("successor", successor); err != nil {
+		if _, err := parseLocation("successor", successor); err != nil {
 			return Record{}, err
 		}
 	}

@@ -417,6 +417,10 @@ func runMigrate(args []string, s *stdio) int {
 		return fail(s, "migrate", t, err)
 	}
 	fmt.Fprintf(s.out, "keys: %d stored under older rules, %d re-keyed\n", rep.Checked, rep.Rekeyed)
+	if rep.LocationsFrom != 0 {
+		fmt.Fprintf(s.out, "location keys: computed again by version %d's rules (they were of version %d): %s read, %d changed\n",
+			resolver.LocationKeyVersion, rep.LocationsFrom, plural(rep.LocationRecords, "record", "records"), rep.LocationsRekeyed)
+	}
 	if len(rep.Conflicts) > 0 {
 		fmt.Fprintf(s.err, "urikit migrate: %s now equivalent to another record's name, left as it was:\n", plural(len(rep.Conflicts), "name is", "names are"))
 		for _, c := range rep.Conflicts {
@@ -505,6 +509,11 @@ func runVerify(args []string, s *stdio) int {
 		// knows where the store comes from can.
 		fmt.Fprintln(s.out, "note: an admin token's hash is stored, but no history entry records it: an older build generated it, "+
 			"or it was written behind the service's back; it is not checked")
+	}
+	if rep.StaleLocationKeys {
+		fmt.Fprintf(s.out, "note: the location index's keys are of version %d of the normalization rules, this build's are of version %d: "+
+			"each key was checked against its row, not against its URL; urikit migrate computes them again\n",
+			rep.LocationKeyVersion, resolver.LocationKeyVersion)
 	}
 	return exitOK
 }

@@ -204,6 +204,10 @@ func serve(s *stdio, c serveConfig, logger *slog.Logger) error {
 			logger.Warn("name now equivalent to another record's, left as it was", "name", n)
 		}
 	}
+	if rep.LocationsFrom != 0 {
+		logger.Warn("location keys migrated", "from", rep.LocationsFrom, "to", resolver.LocationKeyVersion,
+			"records", rep.LocationRecords, "rekeyed", rep.LocationsRekeyed)
+	}
 	tok, err := svc.EnsureAdminToken(ctx)
 	if err != nil {
 		return fmt.Errorf("setting up the admin token: %w", err)

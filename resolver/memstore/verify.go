@@ -56,7 +56,8 @@ func (d *data) accessState() resolver.AccessState {
 		Tokens:      sortedValues(d.tokens, func(t resolver.Token) int64 { return t.ID }),
 		Rules:       sortedValues(d.rules, func(r resolver.Rule) int64 { return r.ID }),
 
-		AdminTokenHash: d.settings[resolver.AdminTokenSetting],
+		AdminTokenHash:     d.settings[resolver.AdminTokenSetting],
+		LocationKeyVersion: d.settings[resolver.LocationKeySetting],
 	}
 	for i := range st.Authorities {
 		st.Authorities[i].Prefixes = slices.Clone(st.Authorities[i].Prefixes)

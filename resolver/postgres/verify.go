@@ -369,10 +369,16 @@ func (r reader) accessState(ctx context.Context) (resolver.AccessState, error) {
 		return st, err
 	}
 	rows.Close()
-	// No row leaves AdminTokenHash "": no admin token was generated.
-	err = r.q.QueryRow(ctx, `SELECT value FROM settings WHERE name = $1`, resolver.AdminTokenSetting).Scan(&st.AdminTokenHash)
-	if errors.Is(err, pgx.ErrNoRows) {
-		err = nil
+	// No row leaves the setting "": no admin token was generated, no
+	// location keys migrated.
+	for _, s := range []struct {
+		name string
+		to   *string
+	}{{resolver.AdminTokenSetting, &st.AdminTokenHash}, {resolver.LocationKeySetting, &st.LocationKeyVersion}} {
+		err = r.q.QueryRow(ctx, `SELECT value FROM settings WHERE name = $1`, s.name).Scan(s.to)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return st, err
+		}
 	}
-	return st, err
+	return st, nil
 }

@@ -370,5 +370,11 @@ func accessState(ctx context.Context, q queryer) (resolver.AccessState, error) {
 			return r.Scan(&st.AdminTokenHash)
 		})
 	}
+	if err == nil {
+		// Nor LocationKeyVersion: no location keys migrated.
+		err = each(`SELECT value FROM settings WHERE name = '`+resolver.LocationKeySetting+`'`, func(r *sql.Rows) error {
+			return r.Scan(&st.LocationKeyVersion)
+		})
+	}
 	return st, err
 }

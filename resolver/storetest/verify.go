@@ -160,6 +160,41 @@ func testVerifyAdminToken(t *testing.T, b Backend) {
 	}
 }
 
+// testVerifyLocationKeyVersion: the setting that says which rules the
+// location index's keys follow is read in the access snapshot and held to
+// the history, which has migrated no keys here (version 1): set to
+// anything else behind the service's back, it fails Verify, since a
+// version taken back would stop Verify recomputing the keys from the URLs.
+func testVerifyLocationKeyVersion(t *testing.T, b Backend) {
+	c := ctx(t)
+	e := newEnv(t, b)
+	e.put(e.a, "urn:example:a-located", input("https://example.org/a"))
+	if st := accessState(t, e.store); st.LocationKeyVersion != "" {
+		t.Fatalf("AccessState.LocationKeyVersion = %q before any migration, want none", st.LocationKeyVersion)
+	}
+	rep, err := e.svc.VerifyAll(c, nil)
+	if err != nil || rep.LocationKeyVersion != 1 || rep.StaleLocationKeys {
+		t.Fatalf("VerifyAll: %+v, %v", rep, err)
+	}
+	for _, v := range []string{"2", "0", "one", "1"} {
+		update(t, e.store, func(tx resolver.Tx) error { return tx.SetSetting(c, resolver.LocationKeySetting, v) })
+		if st := accessState(t, e.store); st.LocationKeyVersion != v {
+			t.Fatalf("AccessState.LocationKeyVersion = %q, want %q", st.LocationKeyVersion, v)
+		}
+		_, err := e.svc.VerifyAll(c, nil)
+		if v == "1" {
+			if err != nil {
+				t.Fatalf("version 1 written out (what no entry means): %v", err)
+			}
+			continue
+		}
+		var ae *resolver.AccessError
+		if !errors.As(err, &ae) || ae.Kind != "location keys" || !strings.Contains(ae.Reason, resolver.LocationKeySetting) {
+			t.Fatalf("setting %q: VerifyAll = %v, want an AccessError about the location keys", v, err)
+		}
+	}
+}
+
 func accessState(t *testing.T, s resolver.Store) resolver.AccessState {
 	t.Helper()
 	st, err := s.AccessState(ctx(t))

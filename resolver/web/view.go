@@ -280,6 +280,8 @@ func actionText(a resolver.Action) string {
 		return "withdrawn"
 	case resolver.ActionKeysMigrate:
 		return "keys migrated"
+	case resolver.ActionLocationsMigrate:
+		return "location keys migrated"
 	case resolver.ActionAdminToken:
 		return "admin token generated"
 	}

@@ -1,0 +1,193 @@
+package resolver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/urikit/urikit/uri"
+)
+
+// LocationKeyVersion names the rules by which a location's key (LocationKey,
+// Location.Key) is computed: scheme-based normalization (RFC 3986 §6.2.3)
+// as package uri does it. It changes whenever a change to uri gives some
+// URL another key. A store keeps the keys in its location index, which L2N
+// and L2L search; the setting LocationKeySetting records the version they
+// were computed by, and Migrate computes them again when it is older, as it
+// does name keys (urn.KeyVersion). A store without the setting has
+// version 1's keys: every store written before the setting existed.
+//
+//   - 1: the first rules.
+//
+// testdata/location-keys.tsv holds the keys of a corpus of URLs: the test
+// that compares them fails when uri's normalization changes, and says to
+// raise this version.
+const LocationKeyVersion = 1
+
+// LocationKeySetting names the setting that holds the LocationKeyVersion
+// of the keys in a store's location index (absent: 1).
+const LocationKeySetting = "location-key-version"
+
+// locationRules are the rules a Service computes location keys by: this
+// build's, except in tests that play a build with other rules
+// (export_test.go).
+type locationRules struct {
+	version int
+	key     func(uri.URI) string
+}
+
+var thisBuildsLocationRules = locationRules{LocationKeyVersion, schemeBasedKey}
+
+func schemeBasedKey(u uri.URI) string { return u.Normalize(uri.SchemeBased).String() }
+
+// locationKey checks that raw is an absolute URI (RFC 3986 §4.3, a fragment
+// allowed) and returns it with its key by this build's rules: the URI
+// after scheme-based normalization (§6.2.3), which is what L2N compares.
+func locationKey(field, raw string) (string, string, error) {
+	u, err := parseLocation(field, raw)
+	if err != nil {
+		return "", "", err
+	}
+	return raw, schemeBasedKey(u), nil
+}
+
+// locationKey is the package's locationKey by s's rules.
+func (s *Service) locationKey(field, raw string) (string, string, error) {
+	u, err := parseLocation(field, raw)
+	if err != nil {
+		return "", "", err
+	}
+	return raw, s.loc.key(u), nil
+}
+
+// storedLocationVersion reads the LocationKeyVersion of the keys in the
+// store's location index.
+func storedLocationVersion(ctx context.Context, r Reader) (int, error) {
+	v, err := r.Setting(ctx, LocationKeySetting)
+	if errors.Is(err, ErrNotFound) {
+		return 1, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return parseLocationVersion(v)
+}
+
+func parseLocationVersion(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("the setting %s is %q, which is no location key version", LocationKeySetting, v)
+	}
+	return n, nil
+}
+
+// locationsMigrateJSON is the data of a locations.migrate entry.
+type locationsMigrateJSON struct {
+	Version int `json:"version"` // the LocationKeyVersion the keys are now of
+	Rekeyed int `json:"rekeyed"` // records whose keys changed
+}
+
+// locationsPage is how many records migrateLocations reads, and at most
+// rewrites, at a time.
+const locationsPage = 500
+
+// migrateLocations computes again, by s's rules, the location keys of every
+// record when the store's are of an older LocationKeyVersion, then records
+// the version in the setting and in a locations.migrate history entry
+// (which Verify holds the setting to). It returns the version the keys
+// were of, how many records it read and how many it rewrote; zeros when
+// the keys are current, or newer (a newer build migrated them: this one
+// must not take them back).
+func (s *Service) migrateLocations(ctx context.Context) (from, checked, rekeyed int, err error) {
+	from, err = storedLocationVersion(ctx, s.store)
+	if err != nil || from >= s.loc.version {
+		return 0, 0, 0, err
+	}
+	var after int64
+	for {
+		recs, err := s.store.Records(ctx, after, locationsPage)
+		if err != nil {
+			return from, checked, rekeyed, err
+		}
+		if len(recs) == 0 {
+			break
+		}
+		after = recs[len(recs)-1].ID
+		checked += len(recs)
+		var stale []int64
+		for _, r := range recs {
+			if s.rekeyLocations(&r) {
+				stale = append(stale, r.ID)
+			}
+		}
+		if len(stale) == 0 {
+			continue
+		}
+		n := 0
+		err = s.store.Update(ctx, func(tx Tx) error {
+			n = 0 // fn may run again (Store.Update)
+			for _, id := range stale {
+				// Read again under the lock: a write since the page
+				// was read stored keys by this build's rules already.
+				rec, err := tx.Record(ctx, id)
+				if errors.Is(err, ErrNotFound) {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				if !s.rekeyLocations(&rec) {
+					continue
+				}
+				if err := tx.UpdateRecord(ctx, rec); err != nil {
+					return err
+				}
+				n++
+			}
+			return nil
+		})
+		if err != nil {
+			return from, checked, rekeyed, err
+		}
+		rekeyed += n
+	}
+	err = s.store.Update(ctx, func(tx Tx) error {
+		// Two instances migrating at once: the first one's entry stands.
+		if v, err := storedLocationVersion(ctx, tx); err != nil || v >= s.loc.version {
+			return err
+		}
+		if err := tx.SetSetting(ctx, LocationKeySetting, strconv.Itoa(s.loc.version)); err != nil {
+			return err
+		}
+		data, err := json.Marshal(locationsMigrateJSON{Version: s.loc.version, Rekeyed: rekeyed})
+		if err != nil {
+			return err
+		}
+		now, err := s.stamp(ctx, tx)
+		if err != nil {
+			return err
+		}
+		return tx.Append(ctx, &Entry{Time: now, Action: ActionLocationsMigrate, Subject: "locations", Actor: System.Actor(), Data: data})
+	})
+	return from, checked, rekeyed, err
+}
+
+// rekeyLocations sets the keys of rec's locations by s's rules and reports
+// whether any changed. A URL that no longer parses keeps its key: stored
+// URLs were checked when they were written, and Verify reports one that
+// does not parse.
+func (s *Service) rekeyLocations(rec *Record) bool {
+	changed := false
+	for i, l := range rec.Locations {
+		u, err := uri.Parse(l.URL)
+		if err != nil {
+			continue
+		}
+		if k := s.loc.key(u); k != l.Key {
+			rec.Locations[i].Key, changed = k, true
+		}
+	}
+	return changed
+}

@@ -1,0 +1,239 @@
+package resolver_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/memstore"
+	"github.com/urikit/urikit/resolver/sqlite"
+	"github.com/urikit/urikit/uri"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite testdata/location-keys.tsv with this build's keys")
+
+// TestLocationKeysAreVersioned pins the keys of a corpus of URLs
+// (testdata/location-keys.tsv: URL, tab, key). Stores keep these keys in
+// their location index; when package uri's normalization gives one of
+// them another key, the keys already stored no longer match what L2N
+// computes, and LocationKeyVersion must change so that Migrate computes
+// them again.
+func TestLocationKeysAreVersioned(t *testing.T) {
+	path := filepath.Join("testdata", "location-keys.tsv")
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out strings.Builder
+	n := 0
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		text := sc.Text()
+		if text == "" || strings.HasPrefix(text, "#") {
+			out.WriteString(text + "\n")
+			continue
+		}
+		raw, want, _ := strings.Cut(text, "\t")
+		got, err := resolver.LocationKey(raw)
+		if err != nil {
+			t.Fatalf("%s:%d: %q: %v", path, line, raw, err)
+		}
+		fmt.Fprintf(&out, "%s\t%s\n", raw, got)
+		n++
+		if got != want && !*updateGolden {
+			t.Errorf("%s:%d: %q now has the key %q, not %q. If the normalization changed on purpose, raise "+
+				"resolver.LocationKeyVersion (stores must compute their keys again) and run this test with -update",
+				path, line, raw, got, want)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n < 50 {
+		t.Fatalf("%s holds %d URLs: too few to notice a change", path, n)
+	}
+	if *updateGolden {
+		if err := os.WriteFile(path, []byte(out.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// version2 plays newer rules: version 1's key without a slash that ends
+// a path (other than the root's), a change some URLs feel and most do not.
+func version2(u uri.URI) string {
+	n := u.Normalize(uri.SchemeBased)
+	if p := n.Path(); len(p) > 1 && strings.HasSuffix(p, "/") {
+		if m, err := n.WithPath(p[:len(p)-1]); err == nil {
+			return m.String()
+		}
+	}
+	return n.String()
+}
+
+// TestMigrateLocationKeys: a store whose location index was computed by
+// older rules (version 1) is opened by a build with newer ones (version 2).
+// Before Migrate, L2N misses the records whose key changed, and Verify
+// checks the keys against their rows only, saying so; Migrate computes
+// every key again, pins the version in the history and the settings, and
+// does nothing the second time; a build with the older rules leaves the
+// newer keys alone; and the setting taken back fails Verify.
+func TestMigrateLocationKeys(t *testing.T) {
+	for _, b := range []struct {
+		name string
+		open func(t *testing.T) resolver.Store
+	}{
+		{"memstore", func(*testing.T) resolver.Store { return memstore.New() }},
+		{"sqlite", func(t *testing.T) resolver.Store {
+			st, err := sqlite.Open(context.Background(), t.TempDir(), sqlite.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			return st
+		}},
+	} {
+		t.Run(b.name, func(t *testing.T) { testMigrateLocationKeys(t, b.open(t)) })
+	}
+}
+
+func testMigrateLocationKeys(t *testing.T, store resolver.Store) {
+	ctx := context.Background()
+	old := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+	admin, err := old.Authenticate(ctx, "admin-secret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tok, err := old.CreateAuthority(ctx, admin, "Example", []string{"urn:example:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := old.Authenticate(ctx, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(name string, urls ...string) resolver.Record {
+		t.Helper()
+		var in resolver.RecordInput
+		for _, u := range urls {
+			in.Locations = append(in.Locations, resolver.Location{URL: u})
+		}
+		r, _, err := old.Put(ctx, m, name, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	same := put("urn:example:same", "HTTP://Example.ORG/a%7e/b")
+	moved := put("urn:example:moved", "https://example.org/c/", "https://mirror.example.net/c")
+	var many []resolver.Record
+	for i := range 1200 { // more than one page of migrateLocations
+		many = append(many, put(fmt.Sprintf("urn:example:n%d", i), fmt.Sprintf("https://example.org/n/%d/", i)))
+	}
+
+	next := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+	next.PlayLocationRules(2, version2)
+	finds := func(svc *resolver.Service, url string, want resolver.Record) bool {
+		t.Helper()
+		recs, err := svc.ByLocation(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(recs) == 1 && recs[0].ID == want.ID
+	}
+	if !finds(next, "http://example.org/a~/b", same) {
+		t.Error("a key the new rules leave as it was: not found before Migrate")
+	}
+	if finds(next, "https://example.org/c/", moved) {
+		t.Error("a key the new rules change was found before Migrate: the test plays no change")
+	}
+	rep, err := next.VerifyAll(ctx, nil)
+	if err != nil || !rep.StaleLocationKeys || rep.LocationKeyVersion != 1 {
+		t.Fatalf("VerifyAll before Migrate: %+v, %v; want stale keys of version 1 and no failure", rep, err)
+	}
+
+	mr, err := next.Migrate(ctx)
+	if err != nil || mr.LocationsFrom != 1 || mr.LocationRecords != 1202 || mr.LocationsRekeyed != 1201 {
+		t.Fatalf("Migrate: %+v, %v; want 1202 records read from version 1, 1201 re-keyed", mr, err)
+	}
+	for _, tc := range []struct {
+		url string
+		rec resolver.Record
+	}{
+		{"https://example.org/c/", moved}, {"https://example.org/c", moved}, {"https://mirror.example.net/c", moved},
+		{"http://example.org/a~/b", same}, {"https://example.org/n/1199/", many[1199]}, {"https://example.org/n/0", many[0]},
+	} {
+		if !finds(next, tc.url, tc.rec) {
+			t.Errorf("after Migrate, %s does not find %s", tc.url, tc.rec.URN)
+		}
+	}
+	head, err := store.Head(ctx)
+	if err != nil || head.Action != resolver.ActionLocationsMigrate || !strings.Contains(string(head.Data), `"version":2`) {
+		t.Fatalf("the last entry is not the migration's: %+v, %v", head, err)
+	}
+	if v, err := store.Setting(ctx, resolver.LocationKeySetting); err != nil || v != "2" {
+		t.Fatalf("setting %s = %q, %v", resolver.LocationKeySetting, v, err)
+	}
+	if rep, err := next.VerifyAll(ctx, nil); err != nil || rep.StaleLocationKeys || rep.LocationKeyVersion != 2 {
+		t.Fatalf("VerifyAll after Migrate: %+v, %v", rep, err)
+	}
+	if mr, err := next.Migrate(ctx); err != nil || mr.LocationsFrom != 0 || mr.LocationRecords != 0 {
+		t.Fatalf("second Migrate: %+v, %v", mr, err)
+	}
+	// A build with the older rules, still running or started again, must
+	// not take the keys back; its Verify cannot recompute them either.
+	if mr, err := old.Migrate(ctx); err != nil || mr.LocationsFrom != 0 {
+		t.Fatalf("Migrate by the older build: %+v, %v", mr, err)
+	}
+	if rep, err := old.VerifyAll(ctx, nil); err != nil || !rep.StaleLocationKeys || rep.LocationKeyVersion != 2 {
+		t.Fatalf("VerifyAll by the older build: %+v, %v", rep, err)
+	}
+
+	// A key edited with its row is found again by the newer build.
+	err = store.Update(ctx, func(tx resolver.Tx) error {
+		r, err := tx.Record(ctx, moved.ID)
+		if err != nil {
+			return err
+		}
+		r.Locations[0].Key = "https://elsewhere.example/"
+		return tx.UpdateRecord(ctx, r)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var se *resolver.StateError
+	if _, err := next.VerifyAll(ctx, nil); !errors.As(err, &se) || se.RecordID != moved.ID || !strings.Contains(se.Reason, "normalizes to") {
+		t.Fatalf("VerifyAll with an edited key: %v", err)
+	}
+	if _, err := next.Migrate(ctx); err != nil { // (does not repair it: the keys are current)
+		t.Fatal(err)
+	}
+	err = store.Update(ctx, func(tx resolver.Tx) error {
+		r, err := tx.Record(ctx, moved.ID)
+		if err != nil {
+			return err
+		}
+		r.Locations[0].Key = version2(uri.MustParse(r.Locations[0].URL))
+		if err := tx.UpdateRecord(ctx, r); err != nil {
+			return err
+		}
+		// Taken back to version 1, the setting would stop Verify from
+		// recomputing the keys.
+		return tx.SetSetting(ctx, resolver.LocationKeySetting, "1")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ae *resolver.AccessError
+	if _, err := next.VerifyAll(ctx, nil); !errors.As(err, &ae) || ae.Kind != "location keys" || ae.Seq != head.Seq {
+		t.Fatalf("VerifyAll with the version taken back: %v", err)
+	}
+}
