@@ -142,10 +142,11 @@ type directory interface {
 	Close() error
 }
 
-// open returns the directory t names. create is false for commands that
-// only read: they refuse a data directory that does not exist rather than
-// make an empty one.
-func (t *target) open(ctx context.Context, create bool) (directory, error) {
+// open returns the directory t names, for the command cmd. create is false
+// for commands that only read: they refuse a data directory that does not
+// exist rather than make an empty one. Opening a store that had an older
+// schema says so on s.err (openStore).
+func (t *target) open(ctx context.Context, s *stdio, cmd string, create bool) (directory, error) {
 	if t.remote() {
 		return remoteDir{c: client.New(t.server, t.token)}, nil
 	}
@@ -158,7 +159,7 @@ func (t *target) open(ctx context.Context, create bool) (directory, error) {
 				"name the directory to create with --data %s, or the server with --server URL", envServer, envData, envDB, defaultData, defaultData)
 		}
 	}
-	st, err := openStore(ctx, storeConfig{data: t.data, db: t.db, mustExist: !create})
+	st, err := openStore(ctx, storeConfig{data: t.data, db: t.db, mustExist: !create, notice: s.err, cmd: cmd})
 	if err != nil {
 		return nil, err
 	}

@@ -451,7 +451,7 @@ func runVerify(args []string, s *stdio) int {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	store, err := openStore(ctx, storeConfig{data: t.data, db: t.db, mustExist: true})
+	store, err := openStore(ctx, storeConfig{data: t.data, db: t.db, mustExist: true, notice: s.err, cmd: "verify"})
 	if err != nil {
 		return fail(s, "verify", t, err)
 	}

@@ -234,16 +234,11 @@ func (imp *importer) run() int {
 	}
 	defer cancelWrites()
 
-	d, err := imp.t.open(writeCtx, true)
+	d, err := imp.t.open(writeCtx, s, "import", true)
 	if err != nil {
 		return fail(s, "import", imp.t, err)
 	}
 	defer d.Close()
-	if ld, ok := d.(*localDir); ok && schemaMigrated(ld.st) {
-		// Opening migrated it, as serve would: not silently, since older
-		// instances still running on it must be stopped (README).
-		fmt.Fprintf(s.err, "urikit import: %s\n", schemaReport(ld.st))
-	}
 	sink := d.importer()
 	if rs, ok := sink.(*remoteSink); ok {
 		if err := rs.preflight(writeCtx); err != nil {

@@ -194,7 +194,7 @@ func runLookup(args []string, s *stdio) int {
 func withDir(s *stdio, cmd string, t *target, create bool, fn func(context.Context, directory) int) int {
 	ctx, stop := interruptible()
 	defer stop()
-	d, err := t.open(ctx, create)
+	d, err := t.open(ctx, s, cmd, create)
 	if err != nil {
 		return fail(s, cmd, t, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -22,12 +23,31 @@ type storeConfig struct {
 	readDB    string // a PostgreSQL streaming replica for reads (serve)
 	mustExist bool   // refuse a data directory that holds no store yet
 	exclusive bool   // take the data directory's lock (serve)
+
+	// notice, when set, is told on one line ("urikit cmd: …") that opening
+	// the store migrated an older schema. Left unset by serve and migrate,
+	// which report the schema themselves.
+	notice io.Writer
+	cmd    string
 }
 
 // openStore opens the store c names and brings its schema up to date
 // (both backends migrate their schema when they open, safely when two
-// processes start at once).
+// processes start at once). A migration is a release boundary (older
+// builds still running on the store must be stopped: README), so it is
+// never silent: every command that opens a store directly comes through
+// here, and a migration is told to c.notice. Nothing is said otherwise,
+// not even for a store just created: scripts expect a quiet stderr.
 func openStore(ctx context.Context, c storeConfig) (resolver.Store, error) {
+	st, err := openStoreQuiet(ctx, c)
+	if err == nil && c.notice != nil && schemaMigrated(st) {
+		fmt.Fprintf(c.notice, "urikit %s: %s\n", c.cmd, schemaReport(st))
+	}
+	return st, err
+}
+
+// openStoreQuiet is openStore without the notice.
+func openStoreQuiet(ctx context.Context, c storeConfig) (resolver.Store, error) {
 	if c.db != "" {
 		if !looksLikeDSN(c.db) {
 			return nil, fmt.Errorf("--db %q: give a PostgreSQL URL such as postgres://user@host:5432/urikit", c.db)

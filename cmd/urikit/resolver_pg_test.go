@@ -33,41 +33,67 @@ func TestResolverPostgres(t *testing.T) {
 	if out, _ := cli(t, exitOK, "migrate"); !strings.Contains(out, "PostgreSQL schema version "+strconv.Itoa(postgres.SchemaVersion)+", up to date") {
 		t.Fatalf("migrate again: %s", out)
 	}
-	cli(t, exitOK, "authority", "add", "Example", "urn:example:")
-	// Back to schema 1, as an older urikit left it (no record yet): the
-	// import migrates it, as serve would, and says so.
-	conn, err := pgx.Connect(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
+	if _, errs := cli(t, exitOK, "authority", "add", "Example", "urn:example:"); errs != "" {
+		t.Fatalf("authority add on the current schema: stderr %q", errs)
 	}
-	_, err = conn.Exec(context.Background(), `DELETE FROM schema_migrations WHERE version = 2;
-		ALTER TABLE records ALTER COLUMN key SET NOT NULL, ALTER COLUMN loc_labels SET NOT NULL, ALTER COLUMN loc_keys SET NOT NULL;
-		ALTER TABLE keys ALTER COLUMN spelling SET NOT NULL`)
-	conn.Close(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Back to schema 1, as an older urikit left it: each command that
+	// opens the database migrates it, as serve would, and says so in one
+	// line on standard error; then, on the current schema, nothing more
+	// than it says anyway.
+	pgBackToSchema1(t, dsn)
 	in := filepath.Join(t.TempDir(), "in.jsonl")
 	withdrawn := genRecords(t, in, 3000)
 	out, errs := cli(t, exitOK, "import", in, "--quiet")
 	if !strings.Contains(out, "imported 3,000 records into the database ") {
 		t.Fatalf("import: %s", out)
 	}
-	if !strings.Contains(errs, "urikit import: PostgreSQL schema migrated from version 1 to "+strconv.Itoa(postgres.SchemaVersion)) {
-		t.Fatalf("import's stderr: %s", errs)
-	}
-	exp, _ := cli(t, exitOK, "export", "--db", dsn)
-	if strings.Count(exp, "\n") != 3000 || strings.Count(exp, `"status":"withdrawn"`) != withdrawn {
-		t.Fatalf("export: %d lines", strings.Count(exp, "\n"))
+	if rest := wantMigrated(t, "import", errs, "PostgreSQL", postgres.SchemaVersion); rest != "" {
+		t.Fatalf("import's stderr: %q", errs)
 	}
 	orig, _ := os.ReadFile(in)
-	if exp != string(orig) {
-		t.Fatal("the export of the database differs from the file imported")
+	for _, migrated := range []bool{false, true, false} {
+		if migrated {
+			pgBackToSchema1(t, dsn)
+		}
+		exp, errs := cli(t, exitOK, "export", "--db", dsn)
+		if strings.Count(exp, "\n") != 3000 || strings.Count(exp, `"status":"withdrawn"`) != withdrawn {
+			t.Fatalf("export: %d lines", strings.Count(exp, "\n"))
+		}
+		if exp != string(orig) {
+			t.Fatal("the export of the database differs from the file imported")
+		}
+		if migrated {
+			errs = wantMigrated(t, "export", errs, "PostgreSQL", postgres.SchemaVersion)
+		}
+		if errs != "urikit export: 3,000 records as jsonl to standard output\n" {
+			t.Fatalf("export's stderr (schema migrated: %v): %q", migrated, errs)
+		}
 	}
-	if o, _ := cli(t, exitOK, "verify"); !strings.HasPrefix(o, "history verified") {
-		t.Fatal(o)
+	for _, migrated := range []bool{true, false} {
+		if migrated {
+			pgBackToSchema1(t, dsn)
+		}
+		out, errs := cli(t, exitOK, "lookup", "--db", dsn, "urn:example:alias-0000013")
+		if !strings.Contains(out, "urn:example:rec-0000013") {
+			t.Fatalf("lookup: %s", out)
+		}
+		if migrated {
+			errs = wantMigrated(t, "lookup", errs, "PostgreSQL", postgres.SchemaVersion)
+		}
+		if errs != "" {
+			t.Fatalf("lookup's stderr (schema migrated: %v): %q", migrated, errs)
+		}
 	}
-	cli(t, exitOK, "lookup", "urn:example:alias-0000013")
+	// verify checks as before on the migrated database (rows written
+	// under schema 1 hold every value whole), after the notice.
+	pgBackToSchema1(t, dsn)
+	out, errs = cli(t, exitOK, "verify")
+	if !strings.HasPrefix(out, "history verified") || wantMigrated(t, "verify", errs, "PostgreSQL", postgres.SchemaVersion) != "" {
+		t.Fatalf("verify: %s\nstderr: %s", out, errs)
+	}
+	if o, errs := cli(t, exitOK, "verify"); !strings.HasPrefix(o, "history verified") || errs != "" {
+		t.Fatalf("verify: %s\nstderr: %s", o, errs)
+	}
 
 	// serve --db with a replica for reads: a write's answer carries a
 	// position, and a read that presents it sees the write.
@@ -126,6 +152,37 @@ func TestResolverPostgres(t *testing.T) {
 		t.Fatalf("a token again:\n%s", again.Out)
 	}
 }
+
+// pgBackToSchema1 takes the database at dsn back to schema 1, as the last
+// build of that schema would have left it: the values schema 2 leaves NULL
+// (because they repeat another column) written out whole, as schema 1
+// stored them, and the columns NOT NULL again.
+func pgBackToSchema1(t *testing.T, dsn string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, `DELETE FROM schema_migrations WHERE version = 2;
+		UPDATE records r SET key = `+postgresColKey+`, loc_labels = `+postgresColLocLabels+`, loc_keys = `+postgresColLocKeys+`
+			WHERE r.key IS NULL OR r.loc_labels IS NULL OR r.loc_keys IS NULL;
+		UPDATE keys SET spelling = key WHERE spelling IS NULL;
+		ALTER TABLE records ALTER COLUMN key SET NOT NULL, ALTER COLUMN loc_labels SET NOT NULL, ALTER COLUMN loc_keys SET NOT NULL;
+		ALTER TABLE keys ALTER COLUMN spelling SET NOT NULL`)
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// What a read of schema 2 puts back in place of each NULL (the col…
+// constants of resolver/postgres/read.go).
+const (
+	postgresColKey       = `coalesce(r.key, r.urn COLLATE "C")`
+	postgresColLocLabels = `coalesce(r.loc_labels, array_fill(''::text, ARRAY[coalesce(cardinality(r.loc_urls), 0)]))`
+	postgresColLocKeys   = `coalesce(r.loc_keys, r.loc_urls COLLATE "C")`
+)
 
 func TestRedactDSN(t *testing.T) {
 	for in, want := range map[string]string{
