@@ -11,8 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/urikit/urikit/internal/pgtest"
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/memstore"
+	"github.com/urikit/urikit/resolver/postgres"
 	"github.com/urikit/urikit/resolver/sqlite"
 	"github.com/urikit/urikit/uri"
 )
@@ -94,6 +96,15 @@ func TestMigrateLocationKeys(t *testing.T) {
 		{"memstore", func(*testing.T) resolver.Store { return memstore.New() }},
 		{"sqlite", func(t *testing.T) resolver.Store {
 			st, err := sqlite.Open(context.Background(), t.TempDir(), sqlite.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			return st
+		}},
+		{"postgres", func(t *testing.T) resolver.Store {
+			c := pgtest.Start(t, pgtest.Options{})
+			st, err := postgres.Open(context.Background(), c.NewDB(t), postgres.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -397,7 +397,9 @@ func runMigrate(args []string, s *stdio) int {
 		"Brings the store's schema up to this build's version (as urikit serve does\n"+
 			"when it starts; safe while other instances start), then computes again,\n"+
 			"with this build's equivalence rules, every name key stored under older\n"+
-			"rules (urn.KeyVersion), so that lookups keep finding every record.\n"+
+			"rules (urn.KeyVersion), so that lookups keep finding every record, and\n"+
+			"the location index's keys when older normalization rules computed them\n"+
+			"(resolver.LocationKeyVersion), so that L2N and L2L keep finding them.\n"+
 			"A name whose new key another record holds is left as it was and listed:\n"+
 			"two records have become equivalent, and people must decide which stays;\n"+
 			"the exit status is then 1.")
