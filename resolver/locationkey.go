@@ -66,13 +66,64 @@ func (s *Service) locationKey(field, raw string) (string, string, error) {
 // store's location index.
 func storedLocationVersion(ctx context.Context, r Reader) (int, error) {
 	v, err := r.Setting(ctx, LocationKeySetting)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, ErrNotFound) || err == nil && v == "" {
 		return 1, nil
 	}
 	if err != nil {
 		return 0, err
 	}
 	return parseLocationVersion(v)
+}
+
+// mayStoreLocationKeys is called, in the transaction, by every write that
+// stores location keys computed by s's rules. It refuses when the store's
+// keys are of newer rules: a newer build migrated them while this one
+// still runs (several instances on one database), and keys of older rules
+// written now would hide the record from the newer build's L2N. And it
+// records the version in a store that has none yet and holds no record —
+// a store this build made — so that it does not pass for version 1.
+func (s *Service) mayStoreLocationKeys(ctx context.Context, tx Tx) error {
+	_, err := tx.Setting(ctx, LocationKeySetting)
+	if errors.Is(err, ErrNotFound) {
+		if s.loc.version == 1 {
+			return nil // version 1 is what no setting means
+		}
+		recs, err := tx.Records(ctx, 0, 1)
+		if err != nil || len(recs) > 0 {
+			return err // an older store: Migrate computes its keys again
+		}
+		return s.pinLocationVersion(ctx, tx, 0)
+	}
+	if err != nil {
+		return err
+	}
+	stored, err := storedLocationVersion(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if stored > s.loc.version {
+		return fmt.Errorf("%w: the store's location keys follow newer normalization rules (version %d) than this build's (%d): "+
+			"a newer urikit migrated them; stop this one and run the newer", ErrUnavailable, stored, s.loc.version)
+	}
+	return nil
+}
+
+// pinLocationVersion records in tx that the store's location keys are of
+// s's version: the setting, and a locations.migrate entry that Verify holds
+// it to.
+func (s *Service) pinLocationVersion(ctx context.Context, tx Tx, rekeyed int) error {
+	if err := tx.SetSetting(ctx, LocationKeySetting, strconv.Itoa(s.loc.version)); err != nil {
+		return err
+	}
+	data, err := json.Marshal(locationsMigrateJSON{Version: s.loc.version, Rekeyed: rekeyed})
+	if err != nil {
+		return err
+	}
+	now, err := s.stamp(ctx, tx)
+	if err != nil {
+		return err
+	}
+	return tx.Append(ctx, &Entry{Time: now, Action: ActionLocationsMigrate, Subject: "locations", Actor: System.Actor(), Data: data})
 }
 
 func parseLocationVersion(v string) (int, error) {
@@ -126,8 +177,16 @@ func (s *Service) migrateLocations(ctx context.Context) (from, checked, rekeyed 
 			continue
 		}
 		n := 0
+		moved := false
 		err = s.store.Update(ctx, func(tx Tx) error {
 			n = 0 // fn may run again (Store.Update)
+			// Another build may have migrated the keys meanwhile, to
+			// its own rules (a newer one, or this one's: the rows
+			// stay right either way): this one stops.
+			v, err := storedLocationVersion(ctx, tx)
+			if moved = v != from; err != nil || moved {
+				return err
+			}
 			for _, id := range stale {
 				// Read again under the lock: a write since the page
 				// was read stored keys by this build's rules already.
@@ -151,25 +210,17 @@ func (s *Service) migrateLocations(ctx context.Context) (from, checked, rekeyed 
 		if err != nil {
 			return from, checked, rekeyed, err
 		}
+		if moved {
+			return from, checked, rekeyed, nil
+		}
 		rekeyed += n
 	}
 	err = s.store.Update(ctx, func(tx Tx) error {
 		// Two instances migrating at once: the first one's entry stands.
-		if v, err := storedLocationVersion(ctx, tx); err != nil || v >= s.loc.version {
+		if v, err := storedLocationVersion(ctx, tx); err != nil || v != from {
 			return err
 		}
-		if err := tx.SetSetting(ctx, LocationKeySetting, strconv.Itoa(s.loc.version)); err != nil {
-			return err
-		}
-		data, err := json.Marshal(locationsMigrateJSON{Version: s.loc.version, Rekeyed: rekeyed})
-		if err != nil {
-			return err
-		}
-		now, err := s.stamp(ctx, tx)
-		if err != nil {
-			return err
-		}
-		return tx.Append(ctx, &Entry{Time: now, Action: ActionLocationsMigrate, Subject: "locations", Actor: System.Actor(), Data: data})
+		return s.pinLocationVersion(ctx, tx, rekeyed)
 	})
 	return from, checked, rekeyed, err
 }

@@ -89,6 +89,11 @@ func version2(u uri.URI) string {
 // does nothing the second time; a build with the older rules leaves the
 // newer keys alone; and the setting taken back fails Verify.
 func TestMigrateLocationKeys(t *testing.T) {
+	eachStore(t, testMigrateLocationKeys)
+}
+
+// eachStore runs test on a new store of each kind.
+func eachStore(t *testing.T, test func(*testing.T, resolver.Store)) {
 	for _, b := range []struct {
 		name string
 		open func(t *testing.T) resolver.Store
@@ -112,7 +117,7 @@ func TestMigrateLocationKeys(t *testing.T) {
 			return st
 		}},
 	} {
-		t.Run(b.name, func(t *testing.T) { testMigrateLocationKeys(t, b.open(t)) })
+		t.Run(b.name, func(t *testing.T) { test(t, b.open(t)) })
 	}
 }
 
@@ -247,4 +252,138 @@ func testMigrateLocationKeys(t *testing.T, store resolver.Store) {
 	if _, err := next.VerifyAll(ctx, nil); !errors.As(err, &ae) || ae.Kind != "location keys" || ae.Seq != head.Seq {
 		t.Fatalf("VerifyAll with the version taken back: %v", err)
 	}
+}
+
+// beforeFirstUpdate is a store that runs hook once, before its first
+// Update: another process's work landing in the middle of this one's.
+type beforeFirstUpdate struct {
+	resolver.Store
+	hook func()
+}
+
+func (s *beforeFirstUpdate) Update(ctx context.Context, fn func(resolver.Tx) error) error {
+	if h := s.hook; h != nil {
+		s.hook = nil
+		h()
+	}
+	return s.Store.Update(ctx, fn)
+}
+
+// version3 plays rules newer still: version 2's key with its path in
+// lower case.
+func version3(u uri.URI) string {
+	k, _ := uri.Parse(version2(u))
+	if m, err := k.WithPath(strings.ToLower(k.Path())); err == nil {
+		return m.String()
+	}
+	return k.String()
+}
+
+// TestLocationKeysAcrossBuilds: builds of different rules on one store.
+//   - Two newer builds migrate at once (a rolling upgrade that skips a
+//     version): the one that finds the keys migrated under it by another
+//     stops, and leaves the other's keys alone.
+//   - An older build still running refuses to store keys by its rules in
+//     a store a newer one migrated, and its Migrate says so.
+//   - A store a newer build makes records its version with its first
+//     record, so that it does not pass for version 1.
+func TestLocationKeysAcrossBuilds(t *testing.T) {
+	eachStore(t, func(t *testing.T, store resolver.Store) {
+		ctx := context.Background()
+		build := func(st resolver.Store, v int, key func(uri.URI) string) *resolver.Service {
+			svc := resolver.New(st, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+			svc.PlayLocationRules(v, key)
+			return svc
+		}
+		v3 := build(store, 3, version3)
+		admin, err := v3.Authenticate(ctx, "admin-secret")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, tok, err := v3.CreateAuthority(ctx, admin, "Example", []string{"urn:example:"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := v3.Authenticate(ctx, tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := func(url string) resolver.RecordInput {
+			return resolver.RecordInput{Locations: []resolver.Location{{URL: url}}}
+		}
+		// Records of version 1, this build's rules, in a store with no
+		// setting: what every store made before the setting holds.
+		v1 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+		a, _, err := v1.Put(ctx, m, "urn:example:a", in("https://example.org/A/"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.Setting(ctx, resolver.LocationKeySetting); !errors.Is(err, resolver.ErrNotFound) {
+			t.Fatalf("version 1 wrote the setting: %v", err)
+		}
+
+		// v2 starts migrating; v3 migrates the whole store before v2's
+		// first transaction.
+		v2 := build(&beforeFirstUpdate{Store: store, hook: func() {
+			if rep, err := v3.Migrate(ctx); err != nil || rep.LocationsFrom != 1 || rep.LocationsRekeyed != 1 {
+				t.Errorf("v3's Migrate: %+v %v", rep, err)
+			}
+		}}, 2, version2)
+		if rep, err := v2.Migrate(ctx); err != nil || rep.LocationsRekeyed != 0 {
+			t.Fatalf("v2's Migrate, overtaken: %+v %v", rep, err)
+		}
+		if v, err := store.Setting(ctx, resolver.LocationKeySetting); err != nil || v != "3" {
+			t.Fatalf("setting %q %v, want 3", v, err)
+		}
+		recs, err := v3.ByLocation(ctx, "https://example.org/a")
+		if err != nil || len(recs) != 1 || recs[0].ID != a.ID {
+			t.Fatalf("v3's L2N after both migrations: %+v %v", recs, err)
+		}
+		if rep, err := v3.VerifyAll(ctx, nil); err != nil || rep.StaleLocationKeys || rep.LocationKeyVersion != 3 {
+			t.Fatalf("v3's Verify: %+v %v", rep, err)
+		}
+
+		// The older builds still running.
+		for _, old := range []*resolver.Service{v1, build(store, 2, version2)} {
+			if _, _, err := old.Put(ctx, m, "urn:example:b", in("https://example.org/B/")); resolver.KindOf(err) != resolver.KindUnavailable {
+				t.Fatalf("an older build's Put into a newer store: %v, want unavailable", err)
+			}
+			if rep, err := old.Migrate(ctx); err != nil || rep.LocationsNewer != 3 || rep.LocationsFrom != 0 {
+				t.Fatalf("an older build's Migrate: %+v %v", rep, err)
+			}
+		}
+		if _, _, err := v3.Put(ctx, m, "urn:example:b", in("https://example.org/B/")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	eachStore(t, func(t *testing.T, store resolver.Store) {
+		ctx := context.Background()
+		v2 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+		v2.PlayLocationRules(2, version2)
+		admin, err := v2.Authenticate(ctx, "admin-secret")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, tok, err := v2.CreateAuthority(ctx, admin, "Example", []string{"urn:example:"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := v2.Authenticate(ctx, tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch := []resolver.NamedInput{{URN: "urn:example:a", RecordInput: resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.org/a/"}}}}}
+		if res, err := v2.PutMany(ctx, m, batch); err != nil || res[0].Err != nil {
+			t.Fatalf("PutMany: %+v %v", res, err)
+		}
+		if v, err := store.Setting(ctx, resolver.LocationKeySetting); err != nil || v != "2" {
+			t.Fatalf("a new store's first record: setting %q %v, want 2", v, err)
+		}
+		if rep, err := v2.VerifyAll(ctx, nil); err != nil || rep.StaleLocationKeys || rep.LocationKeyVersion != 2 {
+			t.Fatalf("Verify: %+v %v", rep, err)
+		}
+		if rep, err := v2.Migrate(ctx); err != nil || rep.LocationsFrom != 0 {
+			t.Fatalf("Migrate: %+v %v", rep, err)
+		}
+	})
 }

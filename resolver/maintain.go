@@ -19,6 +19,10 @@ type MigrateReport struct {
 	// when they were current. LocationRecords counts the records it read
 	// for that, LocationsRekeyed those whose keys changed.
 	LocationsFrom, LocationRecords, LocationsRekeyed int
+	// LocationsNewer is the store's LocationKeyVersion when it is newer
+	// than this build's (0 otherwise): a newer build migrated the keys,
+	// and this one refuses writes that store location keys.
+	LocationsNewer int
 }
 
 // Migrate computes again, with the rules of this build's urn package, every
@@ -35,6 +39,12 @@ func (s *Service) Migrate(ctx context.Context) (MigrateReport, error) {
 		return rep, err
 	}
 	rep.LocationsFrom, rep.LocationRecords, rep.LocationsRekeyed, err = s.migrateLocations(ctx)
+	if err == nil && rep.LocationsFrom == 0 {
+		var v int
+		if v, err = storedLocationVersion(ctx, s.store); v > s.loc.version {
+			rep.LocationsNewer = v
+		}
+	}
 	return rep, storeError(err)
 }
 

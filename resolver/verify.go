@@ -291,7 +291,8 @@ func IsStateError(err error) bool {
 // verifyState compares one record ID's stored state with its history.
 //
 // locKey computes a location's key from its URL; nil when the store's
-// keys are of older rules, which diffLocations then does not recompute.
+// keys are of other rules than this build's (LocationKeyVersion), which
+// diffLocations then does not recompute.
 func (s *Service) verifyState(ctx context.Context, st RecordState, aliased bool, locKey func(uri.URI) string) error {
 	fail := func(name string, format string, args ...any) error {
 		return &StateError{RecordID: st.ID, URN: name, Seq: st.Latest.Seq, Reason: fmt.Sprintf(format, args...)}
@@ -413,7 +414,7 @@ func (s *Service) verifyState(ctx context.Context, st RecordState, aliased bool,
 // trusting the key stored with the location, since the index is written
 // from that key: a key edited together with its index row would make
 // L2N answer the record for a URL it does not list. key computes it; nil
-// when the keys are of older rules than this build's, and then only the
+// when the keys are of other rules than this build's, and then only the
 // rows are compared with the keys.
 func diffLocations(rec Record, rows []string, key func(uri.URI) string) string {
 	for i, l := range rec.Locations {

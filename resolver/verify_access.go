@@ -68,7 +68,8 @@ type accessReplay struct {
 	// locations is the LocationKeyVersion the last locations.migrate
 	// entry, locationsSeq, recorded; locationsSeq is 0 when none did
 	// (the keys are then of version 1).
-	locations, locationsSeq int
+	locations    int
+	locationsSeq int64
 }
 
 // replayed is one item as the last entry about it, Seq, left it.
@@ -154,7 +155,7 @@ func (r *accessReplay) apply(e Entry) error {
 		if j.Version < 1 {
 			return bad("location keys", fmt.Errorf("version %d", j.Version))
 		}
-		r.locations, r.locationsSeq = j.Version, int(e.Seq)
+		r.locations, r.locationsSeq = j.Version, e.Seq
 	}
 	return nil
 }
@@ -316,7 +317,7 @@ func (r *accessReplay) compare(st AccessState) (accessCounts, error) {
 	if st.LocationKeyVersion != "" {
 		v, err := parseLocationVersion(st.LocationKeyVersion)
 		if err != nil {
-			return n, &AccessError{Kind: "location keys", Seq: int64(r.locationsSeq), Reason: err.Error()}
+			return n, &AccessError{Kind: "location keys", Seq: r.locationsSeq, Reason: err.Error()}
 		}
 		stored = v
 	}
@@ -325,7 +326,7 @@ func (r *accessReplay) compare(st AccessState) (accessCounts, error) {
 		if r.locationsSeq != 0 {
 			src = fmt.Sprintf("history entry %d migrated them to version %d", r.locationsSeq, want)
 		}
-		return n, &AccessError{Kind: "location keys", Seq: int64(r.locationsSeq),
+		return n, &AccessError{Kind: "location keys", Seq: r.locationsSeq,
 			Reason: fmt.Sprintf("the setting %s says version %d, but %s", LocationKeySetting, stored, src)}
 	}
 	n.locationVersion = stored

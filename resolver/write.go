@@ -68,6 +68,9 @@ func (s *Service) Put(ctx context.Context, p Principal, name string, in RecordIn
 			if err := stillValid(ctx, tx, p); err != nil {
 				return err
 			}
+			if err := s.mayStoreLocationKeys(ctx, tx); err != nil {
+				return err
+			}
 			var err error
 			retired = retired[:0]
 			out, created, err = s.put(ctx, tx, p, u, draft, aliasKeys, &retired)
@@ -167,6 +170,9 @@ func (s *Service) PutPrepared(ctx context.Context, pb *PreparedBatch) ([]PutResu
 	for attempt := 1; ; attempt++ {
 		err = s.store.Update(ctx, func(tx Tx) error {
 			if err := stillValid(ctx, tx, p); err != nil {
+				return err
+			}
+			if err := s.mayStoreLocationKeys(ctx, tx); err != nil {
 				return err
 			}
 			out = slices.Clone(res)

@@ -196,13 +196,17 @@ func serve(s *stdio, c serveConfig, logger *slog.Logger) error {
 	svc := resolver.New(store, resolver.Options{AdminToken: os.Getenv(envAdminToken), CacheSize: c.cache})
 	rep, err := svc.Migrate(ctx)
 	if err != nil {
-		return fmt.Errorf("migrating the name keys: %w", err)
+		return fmt.Errorf("migrating the keys: %w", err)
 	}
 	if rep.Rekeyed > 0 || len(rep.Conflicts) > 0 {
 		logger.Warn("name keys migrated", "rekeyed", rep.Rekeyed, "conflicts", len(rep.Conflicts))
 		for _, n := range rep.Conflicts {
 			logger.Warn("name now equivalent to another record's, left as it was", "name", n)
 		}
+	}
+	if rep.LocationsNewer != 0 {
+		logger.Warn("a newer urikit migrated the location keys: this instance refuses writes of locations until it is upgraded",
+			"store", rep.LocationsNewer, "this build", resolver.LocationKeyVersion)
 	}
 	if rep.LocationsFrom != 0 {
 		logger.Warn("location keys migrated", "from", rep.LocationsFrom, "to", resolver.LocationKeyVersion,
