@@ -282,8 +282,12 @@ func (s *Service) Lookup(ctx context.Context, name urn.URN) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	if !found || role == RoleRetired {
+	if !found {
 		return Record{}, &Error{Kind: KindNotFound, Message: "no record for " + name.AssignedName(), Offset: -1}
+	}
+	if role == RoleRetired {
+		return Record{}, &Error{Kind: KindNotFound, Offset: -1, Err: ErrReserved,
+			Message: name.AssignedName() + " was an alias of a record here, which dropped it: it stays reserved to that record and resolves to nothing"}
 	}
 	return rec, nil
 }

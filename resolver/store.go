@@ -18,6 +18,10 @@ var (
 	// ErrUnavailable: the database cannot be reached or does not answer in
 	// time. The HTTP layer answers 503.
 	ErrUnavailable = errors.New("store unavailable")
+	// ErrReserved: the name is an alias a record here once had. It stays
+	// reserved to that record and resolves to nothing (KindNotFound), but
+	// it is this directory's: it is never handed on to another resolver.
+	ErrReserved = errors.New("reserved")
 )
 
 // Store is where the directory's data lives. It keeps data and enforces

@@ -301,6 +301,9 @@ func rulesTest(ctx context.Context, s *stdio, t *target, d directory, name, serv
 	canon := u.CanonicalString()
 	if rec, err := d.Get(ctx, name); err == nil {
 		fmt.Fprintf(s.out, "note: %s has its own record here (%s), which is answered before any rule\n", name, rec.URN)
+	} else if errors.Is(err, resolver.ErrReserved) {
+		fmt.Fprintf(s.out, "no rule applies to %s: it was an alias of a record here, reserved to that record: answered 404, never handed on\n", name)
+		return exitInvalid
 	} else if k := resolver.KindOf(err); k != resolver.KindNotFound {
 		return fail(s, cmd, t, err)
 	}

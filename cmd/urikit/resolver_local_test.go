@@ -170,6 +170,13 @@ func TestResolverLocal(t *testing.T) {
 	if !strings.Contains(out, "has its own record here") {
 		t.Fatalf("rules test of a registered name: %s", out)
 	}
+	// An alias a record dropped stays this directory's: no rule takes it.
+	cli(t, exitOK, with("register", "urn:example:d", "https://example.org/d", "--alias", "urn:example:d-old")...)
+	cli(t, exitOK, with("register", "urn:example:d", "https://example.org/d")...)
+	out, _ = cli(t, exitInvalid, with("rules", "test", "urn:example:d-old")...)
+	if !strings.Contains(out, "no rule applies to urn:example:d-old: it was an alias of a record here") {
+		t.Fatalf("rules test of a dropped alias: %s", out)
+	}
 	cli(t, exitOK, with("rules", "remove", "1")...)
 	cli(t, exitInvalid, with("rules", "remove", "1")...)
 	cli(t, exitUsage, with("rules", "remove")...)

@@ -137,6 +137,9 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) (int,
 		if p.Offset != nil {
 			e.Offset = *p.Offset
 		}
+		if strings.HasSuffix(p.Type, "#reserved") { // a dropped alias (docs/httpapi.md)
+			e.Err = resolver.ErrReserved
+		}
 		return resp.StatusCode, e
 	}
 	if out != nil && len(data) > 0 {

@@ -2,13 +2,17 @@ package httpapi_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/client"
 	"github.com/urikit/urikit/resolver/federate"
 	"github.com/urikit/urikit/resolver/httpapi"
 	"github.com/urikit/urikit/resolver/memstore"
@@ -90,5 +94,90 @@ func TestFederationLoop(t *testing.T) {
 	hops, last = follow(a.srv.URL + "/urn:nbn:fi:held-1")
 	if last.StatusCode != http.StatusSeeOther || last.Header.Get("Location") != "https://example.fi/held-1" || len(hops) != 2 {
 		t.Fatalf("held: %d %q after %v", last.StatusCode, last.Header.Get("Location"), hops)
+	}
+}
+
+// TestDroppedAliasIsNotDelegated: an alias a record dropped stays reserved
+// to it here, under a delegation rule for its prefix too. Every service,
+// with and without as-of, answers 404 of type reserved instead of handing
+// the name to the rule's resolver (which could give it to another
+// resource: a name reused); the API says the same, and the client reads
+// it back as ErrReserved. A name under the prefix that was never ours is
+// still delegated.
+func TestDroppedAliasIsNotDelegated(t *testing.T) {
+	ctx := context.Background()
+	svc := resolver.New(memstore.New(), resolver.Options{AdminToken: "admin"})
+	d, err := federate.New(svc, federate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(httpapi.New(svc, httpapi.Options{Delegator: d}))
+	t.Cleanup(srv.Close)
+	admin := resolver.Principal{Admin: true}
+	if _, err := svc.AddRule(ctx, admin, "urn:nbn:fi:", "https://elsewhere.example/"); err != nil {
+		t.Fatal(err)
+	}
+	auth, tok, err := svc.CreateAuthority(ctx, admin, "FI", []string{"urn:nbn:fi:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := resolver.Principal{Operator: true, AuthorityID: auth.ID}
+	in := resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.fi/1"}}, Aliases: []string{"urn:nbn:fi:old-1"}}
+	if _, _, err := svc.Put(ctx, m, "urn:nbn:fi:new-1", in); err != nil {
+		t.Fatal(err)
+	}
+	in.Aliases = nil
+	if _, _, err := svc.Put(ctx, m, "urn:nbn:fi:new-1", in); err != nil {
+		t.Fatal(err)
+	}
+	cl := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(path string, header ...string) (*http.Response, string) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		res, err := cl.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var b strings.Builder
+		if _, err := io.Copy(&b, res.Body); err != nil {
+			t.Fatal(err)
+		}
+		return res, b.String()
+	}
+	later := time.Now().Add(time.Hour).UTC()
+	for _, tc := range []struct {
+		path   string
+		header []string
+	}{
+		{"/uri-res/I2L?urn:nbn:fi:old-1", nil},
+		{"/uri-res/N2Ls?urn:nbn:fi:old-1", nil},
+		{"/uri-res/I2C?URN:NBN:FI:old-1", nil},
+		{"/urn:nbn:fi:old-1", nil},
+		{"/urn:nbn:fi:old-1?as-of=" + later.Format(time.RFC3339), nil},
+		{"/uri-res/I2L?urn:nbn:fi:old-1", []string{"Accept-Datetime", later.Format(http.TimeFormat)}},
+		{"/api/v1/names/urn:nbn:fi:old-1", nil},
+	} {
+		res, body := get(tc.path, tc.header...)
+		if res.StatusCode != http.StatusNotFound || res.Header.Get("Location") != "" || !strings.Contains(body, "httpapi.md#reserved") {
+			t.Errorf("%s %v: %d, Location %q, %s", tc.path, tc.header, res.StatusCode, res.Header.Get("Location"), body)
+		}
+	}
+	if res, _ := get("/uri-res/I2L?urn:nbn:fi:never-1"); res.StatusCode != http.StatusSeeOther ||
+		!strings.HasPrefix(res.Header.Get("Location"), "https://elsewhere.example/uri-res/N2L?urn:nbn:fi:never-1") {
+		t.Errorf("a name that was never ours: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	_, err = client.New(srv.URL, tok).Get(ctx, "urn:nbn:fi:old-1")
+	if !errors.Is(err, resolver.ErrReserved) || resolver.KindOf(err) != resolver.KindNotFound {
+		t.Errorf("client Get of a dropped alias: %v, want ErrReserved", err)
+	}
+	if _, err := client.New(srv.URL, tok).Get(ctx, "urn:nbn:fi:never-1"); errors.Is(err, resolver.ErrReserved) || resolver.KindOf(err) != resolver.KindNotFound {
+		t.Errorf("client Get of an unknown name: %v", err)
 	}
 }

@@ -51,6 +51,7 @@ const (
 	ptUnauthorized  = "unauthorized"
 	ptForbidden     = "forbidden"
 	ptNotFound      = "not-found"
+	ptReserved      = "reserved"
 	ptNoRoute       = "no-such-route"
 	ptMethod        = "method-not-allowed"
 	ptConflict      = "conflict"
@@ -76,6 +77,7 @@ var titles = map[string]string{
 	ptUnauthorized:  "A valid token is needed",
 	ptForbidden:     "This token may not do this",
 	ptNotFound:      "Not found",
+	ptReserved:      "Reserved: an alias a record dropped",
 	ptNoRoute:       "No such resource",
 	ptMethod:        "Method not allowed here",
 	ptConflict:      "Conflicts with what is stored",
@@ -128,7 +130,11 @@ func problemFor(err error) *problem {
 	case resolver.KindForbidden:
 		p = newProblem(http.StatusForbidden, ptForbidden, e.Message)
 	case resolver.KindNotFound:
-		p = newProblem(http.StatusNotFound, ptNotFound, e.Message)
+		slug := ptNotFound
+		if errors.Is(e, resolver.ErrReserved) {
+			slug = ptReserved
+		}
+		p = newProblem(http.StatusNotFound, slug, e.Message)
 	case resolver.KindConflict:
 		p = newProblem(http.StatusConflict, ptConflict, e.Message)
 		p.Record = e.Record

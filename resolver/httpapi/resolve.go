@@ -322,7 +322,7 @@ func (h *handler) resolveName(rw *respWriter, r *http.Request, nr nameRequest) {
 			// Not as of that time: delegate only a name that has no
 			// record now either (one registered later is ours, and was
 			// simply not there yet).
-			if _, nerr := h.svc.Lookup(ctx, name); resolver.KindOf(nerr) != resolver.KindNotFound {
+			if _, nerr := h.svc.Lookup(ctx, name); resolver.KindOf(nerr) != resolver.KindNotFound || errors.Is(nerr, resolver.ErrReserved) {
 				if nerr != nil {
 					err = nerr
 				}
@@ -392,8 +392,12 @@ func (h *handler) resolveName(rw *respWriter, r *http.Request, nr nameRequest) {
 // delegate answers a name with no record: a redirect to the resolver the
 // Delegator names, 508 when the request has been handed on too often, or
 // 404.
+//
+// A name reserved here (a dropped alias) is answered 404 and never
+// delegated: it is this directory's, and another resolver's answer for
+// it would be a name reused (seed 000, guideline 2).
 func (h *handler) delegate(rw *respWriter, r *http.Request, nr nameRequest, notFound error) {
-	if h.opts.Delegator == nil {
+	if h.opts.Delegator == nil || errors.Is(notFound, resolver.ErrReserved) {
 		h.fail(rw, r, notFound)
 		return
 	}
