@@ -29,6 +29,11 @@ const (
 	// token's hash (the setting AdminTokenSetting), so that Verify can
 	// tell when the setting no longer holds the token that was issued.
 	ActionAdminToken Action = "admin.token"
+	// ActionAdminEnvironment records that the admin token is set in the
+	// environment (URIKIT_ADMIN_TOKEN) and no hash of one is stored, so
+	// that Verify can tell a hash stored later behind the service's back,
+	// which would act as admin once the variable is unset.
+	ActionAdminEnvironment Action = "admin.environment"
 )
 
 // Entry is one change in the directory's history: a single append-only log

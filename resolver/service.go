@@ -40,6 +40,10 @@ const (
 // generated admin token, in hex.
 const AdminTokenSetting = "admin-token-sha256"
 
+// adminEnvironmentSetting names the setting that tells EnsureAdminToken
+// it recorded an admin.environment entry already.
+const adminEnvironmentSetting = "admin-token-environment-recorded"
+
 // Service is the resolver's policy: what a name resolves to, who may change
 // what, and the rules a change must follow. It is safe for concurrent use.
 type Service struct {
@@ -166,21 +170,30 @@ var System = Principal{}
 // EnsureAdminToken makes sure there is an admin token. When Options has
 // none and the store holds none, it generates one, stores its hash and
 // returns it: the caller shows it once, since it cannot be read back.
+// Either way the history records it: the generated token's hash by its
+// fingerprint (admin.token), or, when Options has the token and no hash
+// is stored, that the token is the environment's (admin.environment, once),
+// so that Verify finds a hash stored behind the service's back.
 func (s *Service) EnsureAdminToken(ctx context.Context) (generated string, err error) {
-	if s.opts.AdminToken != "" {
-		return "", nil
+	has := func(r Reader, name string) (bool, error) {
+		_, err := r.Setting(ctx, name)
+		if errors.Is(err, ErrNotFound) {
+			return false, nil
+		}
+		return err == nil, err
 	}
-	if _, err := s.store.Setting(ctx, AdminTokenSetting); err == nil {
-		return "", nil
-	} else if !errors.Is(err, ErrNotFound) {
+	if hashed, err := has(s.store, AdminTokenSetting); err != nil || hashed {
 		return "", storeError(err)
+	}
+	if s.opts.AdminToken != "" {
+		return "", storeError(s.recordAdminEnvironment(ctx, has))
 	}
 	tok := NewToken()
 	err = s.store.Update(ctx, func(tx Tx) error {
 		// Two instances starting at once: the first one's token stands.
-		if _, err := tx.Setting(ctx, AdminTokenSetting); err == nil {
+		if hashed, err := has(tx, AdminTokenSetting); err != nil || hashed {
 			tok = ""
-			return nil
+			return err
 		}
 		now, err := s.stamp(ctx, tx)
 		if err != nil {
@@ -203,6 +216,31 @@ func (s *Service) EnsureAdminToken(ctx context.Context) (generated string, err e
 		return "", storeError(err)
 	}
 	return tok, nil
+}
+
+// recordAdminEnvironment appends an admin.environment entry unless one was
+// recorded already (the setting adminEnvironmentSetting says so) or a hash
+// is stored meanwhile. The setting only saves a duplicate entry: the
+// entry, not the setting, is what Verify holds the settings to.
+func (s *Service) recordAdminEnvironment(ctx context.Context, has func(Reader, string) (bool, error)) error {
+	if done, err := has(s.store, adminEnvironmentSetting); err != nil || done {
+		return err
+	}
+	return s.store.Update(ctx, func(tx Tx) error {
+		for _, name := range []string{adminEnvironmentSetting, AdminTokenSetting} {
+			if done, err := has(tx, name); err != nil || done {
+				return err
+			}
+		}
+		now, err := s.stamp(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if err := tx.SetSetting(ctx, adminEnvironmentSetting, "1"); err != nil {
+			return err
+		}
+		return tx.Append(ctx, &Entry{Time: now, Action: ActionAdminEnvironment, Subject: "admin", Actor: System.Actor(), Data: json.RawMessage(`{}`)})
+	})
 }
 
 // Authenticate returns the principal a bearer token stands for.

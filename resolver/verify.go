@@ -33,7 +33,9 @@ type VerifyReport struct {
 	// checked (everything else about them was).
 	UnpinnedTokens int64
 	// AdminToken tells that the generated admin token's hash was compared
-	// with the fingerprint its history entry recorded. UnpinnedAdminToken
+	// with the fingerprint its history entry recorded, or that the history
+	// recorded the token as the environment's and no hash is stored (a
+	// hash stored after that entry fails Verify). UnpinnedAdminToken
 	// tells that a hash is stored but no entry recorded it, so it could not
 	// be checked: an older build generated it, or it was written behind the
 	// service's back, and nothing in the store tells which.

@@ -65,6 +65,7 @@ type accessReplay struct {
 	// history recorded it).
 	admin    string
 	adminSeq int64
+	adminEnv bool // the last entry, adminSeq, is an admin.environment
 	// locations is the LocationKeyVersion the last locations.migrate
 	// entry, locationsSeq, recorded; locationsSeq is 0 when none did
 	// (the keys are then of version 1).
@@ -146,7 +147,9 @@ func (r *accessReplay) apply(e Entry) error {
 		if j.Fingerprint == "" {
 			return bad("admin token", errors.New("no fingerprint"))
 		}
-		r.admin, r.adminSeq = j.Fingerprint, e.Seq
+		r.admin, r.adminSeq, r.adminEnv = j.Fingerprint, e.Seq, false
+	case ActionAdminEnvironment:
+		r.admin, r.adminSeq, r.adminEnv = "", e.Seq, true
 	case ActionLocationsMigrate:
 		var j locationsMigrateJSON
 		if err := json.Unmarshal(e.Data, &j); err != nil {
@@ -291,6 +294,12 @@ func (r *accessReplay) compare(st AccessState) (accessCounts, error) {
 	// failed, as a token without a fingerprint is (nothing in the store
 	// tells that hash from one written behind the service's back).
 	switch {
+	case r.adminEnv && st.AdminTokenHash != "":
+		return n, &AccessError{Kind: "admin token", Seq: r.adminSeq, Reason: fmt.Sprintf("history entry %d recorded that it is set in "+
+			"the environment (URIKIT_ADMIN_TOKEN) and no hash is stored, but the settings hold one: "+
+			"its secret would act as admin once the variable is unset", r.adminSeq)}
+	case r.adminEnv:
+		n.admin = true
 	case r.adminSeq != 0 && st.AdminTokenHash == "":
 		return n, &AccessError{Kind: "admin token", Seq: r.adminSeq, Reason: fmt.Sprintf("history entry %d recorded its hash, "+
 			"but the settings hold none: the next start would issue a new admin token to whoever starts the server", r.adminSeq)}

@@ -38,6 +38,7 @@ func RunService(t *testing.T, b Backend) {
 		{"AccessVerifies", testVerifyAccess},
 		{"AccessEditsAreFound", testVerifyAccessTamper},
 		{"AdminTokenIsPinned", testVerifyAdminToken},
+		{"EnvironmentAdminTokenIsRecorded", testVerifyAdminEnvironment},
 		{"LocationKeyVersionIsPinned", testVerifyLocationKeyVersion},
 		{"LocationIndexVerifies", testVerifyLocations},
 		{"Migrate", testMigrate},

@@ -160,6 +160,81 @@ func testVerifyAdminToken(t *testing.T, b Backend) {
 	}
 }
 
+// testVerifyAdminEnvironment: with the admin token in the environment
+// (URIKIT_ADMIN_TOKEN) and no hash stored, EnsureAdminToken records so in
+// the history, once; a hash stored afterwards behind the service's back,
+// which the service ignores while the variable is set but would honour
+// once it is unset, fails Verify. A token generated later (the variable
+// unset) is pinned as usual.
+func testVerifyAdminEnvironment(t *testing.T, b Backend) {
+	c := ctx(t)
+	e := newEnv(t, b) // its Service has the admin token from Options
+	for range 2 {
+		if tok, err := e.svc.EnsureAdminToken(c); err != nil || tok != "" {
+			t.Fatalf("EnsureAdminToken: %q %v", tok, err)
+		}
+	}
+	h := historyOf(t, e.store)
+	n := 0
+	for _, en := range h {
+		if en.Action == resolver.ActionAdminEnvironment {
+			n++
+		}
+	}
+	if n != 1 || h[len(h)-1].Action != resolver.ActionAdminEnvironment {
+		t.Fatalf("%d admin.environment entries, the last entry %s; want one, last", n, h[len(h)-1].Action)
+	}
+	if rep, err := e.svc.VerifyAll(c, nil); err != nil || !rep.AdminToken || rep.UnpinnedAdminToken {
+		t.Fatalf("VerifyAll: %+v, %v", rep, err)
+	}
+	forged := fmt.Sprintf("%x", resolver.HashToken("urikit_forged"))
+	update(t, e.store, func(tx resolver.Tx) error { return tx.SetSetting(c, resolver.AdminTokenSetting, forged) })
+	var ae *resolver.AccessError
+	if _, err := e.svc.VerifyAll(c, nil); !errors.As(err, &ae) || ae.Kind != "admin token" || !strings.Contains(ae.Reason, "environment") {
+		t.Fatalf("VerifyAll with a hash stored behind the service's back: %v", err)
+	}
+	// Started again with the variable set, the service leaves the forged
+	// hash as it is (it ignores it) and records nothing that would pin it.
+	if _, err := e.svc.EnsureAdminToken(c); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.VerifyAll(c, nil); !errors.As(err, &ae) {
+		t.Fatalf("VerifyAll after another start: %v", err)
+	}
+	if p, err := e.svc.Authenticate(c, "urikit_forged"); err == nil && p.Admin {
+		t.Fatal("the forged hash acts as admin while the variable is set")
+	}
+
+	// The variable unset later: a generated token, pinned as usual.
+	e = newEnv(t, b)
+	if _, err := e.svc.EnsureAdminToken(c); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := resolver.New(e.store, resolver.Options{}).EnsureAdminToken(c)
+	if err != nil || tok == "" {
+		t.Fatalf("EnsureAdminToken with the variable unset: %q %v", tok, err)
+	}
+	if rep, err := e.svc.VerifyAll(c, nil); err != nil || !rep.AdminToken {
+		t.Fatalf("VerifyAll after the token was generated: %+v, %v", rep, err)
+	}
+}
+
+// historyOf reads a store's whole history.
+func historyOf(t *testing.T, s resolver.Store) []resolver.Entry {
+	t.Helper()
+	var all []resolver.Entry
+	for {
+		page, err := s.Log(ctx(t), int64(len(all)), 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) == 0 {
+			return all
+		}
+		all = append(all, page...)
+	}
+}
+
 // testVerifyLocationKeyVersion: the setting that says which rules the
 // location index's keys follow is read in the access snapshot and held to
 // the history, which has migrated no keys here (version 1): set to

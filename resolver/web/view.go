@@ -284,6 +284,8 @@ func actionText(a resolver.Action) string {
 		return "location keys migrated"
 	case resolver.ActionAdminToken:
 		return "admin token generated"
+	case resolver.ActionAdminEnvironment:
+		return "admin token set in the environment"
 	}
 	return string(a)
 }
