@@ -422,3 +422,24 @@ func BenchmarkLookupHit(b *testing.B) {
 		}
 	}
 }
+
+// TestOwnerByKeyForm: a name under none of the authorities' prefixes as
+// written belongs to the authority whose prefix holds its key form, the
+// namespace's equivalence (RFC 8458 §4.3: urn:nbn:DE:101-1 is
+// urn:nbn:de:101-1). That authority may register it, no other may, and
+// it finds the same record as the lower-case spelling.
+func TestOwnerByKeyForm(t *testing.T) {
+	f := newFixture(t)
+	_, dnb, _ := f.authority("DNB", "urn:nbn:de:101-")
+	_, other, _ := f.authority("Other", "urn:nbn:de:102-")
+	if _, _, err := f.svc.Put(f.ctx, other, "urn:nbn:DE:101-1", locs("https://other.example/1")); resolver.KindOf(err) != resolver.KindForbidden {
+		t.Fatalf("another authority registers a name equivalent to DNB's: %v", err)
+	}
+	r := f.put(dnb, "urn:nbn:DE:101-1", locs("https://d-nb.example/1"))
+	if got, err := f.lookup("urn:nbn:de:101-1"); err != nil || got.ID != r.ID {
+		t.Fatalf("the lower-case spelling: %+v %v", got, err)
+	}
+	if _, _, err := f.svc.Put(f.ctx, dnb, "urn:nbn:CH:1-1", locs("https://x.example/")); resolver.KindOf(err) != resolver.KindForbidden {
+		t.Fatalf("a name nobody owns in either form: %v", err)
+	}
+}

@@ -445,13 +445,13 @@ func (s *Service) History(ctx context.Context, name urn.URN) (Record, []Entry, e
 
 // Rule returns the delegation rule that name takes, if any: the rule with
 // the longest prefix the name lies under, compared in canonical lexical
-// form.
+// form, else in its key form (RuleFor).
 func (s *Service) Rule(ctx context.Context, name urn.URN) (Rule, bool, error) {
 	rules, err := s.store.Rules(ctx)
 	if err != nil {
 		return Rule{}, false, storeError(err)
 	}
-	r, ok := LongestRule(rules, name.CanonicalString())
+	r, _, ok := RuleFor(rules, name)
 	return r, ok, nil
 }
 

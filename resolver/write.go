@@ -569,6 +569,12 @@ func formsOf(n urn.URN, key string) nameForms {
 func mayWriteForms(auths []Authority, p Principal, names []nameForms) (Principal, error) {
 	for i, n := range names {
 		a, ok := ownerOf(auths, n.canonical)
+		if !ok && n.key != n.canonical {
+			// Under no prefix as written, but equivalent by its
+			// namespace's rules to names under one (urn:nbn:DE:101-1 is
+			// urn:nbn:de:101-1, RFC 8458 §4.3): that authority's.
+			a, ok = ownerOf(auths, n.key)
+		}
 		if !ok {
 			return p, errorf(KindForbidden, "no naming authority owns %s", n.assigned)
 		}

@@ -312,7 +312,11 @@ func rulesTest(ctx context.Context, s *stdio, t *target, d directory, name, serv
 		return exitInvalid
 	}
 	fmt.Fprintf(s.out, "%s takes rule %d: %s → %s\n", name, ref.Rule.ID, ref.Rule.Prefix, ref.Rule.Target)
-	fmt.Fprintf(s.out, "  why        its canonical form %s starts with %s; %s\n", canon, ref.Rule.Prefix, ref.Why)
+	form := "canonical form " + canon
+	if _, f, _ := resolver.RuleFor([]resolver.Rule{ref.Rule}, u); f != canon {
+		form = "key form " + f // the namespace's equivalence (federate.ByRules)
+	}
+	fmt.Fprintf(s.out, "  why        its %s starts with %s; %s\n", form, ref.Rule.Prefix, ref.Why)
 	if hops >= federate.DefaultHopLimit {
 		// The server would not hand it on again (RFC 5842 §7.2).
 		fmt.Fprintf(s.out, "  %-10s 508 Loop Detected: it was handed on %d times already (the default limit is %d)\n", service, hops, federate.DefaultHopLimit)

@@ -161,6 +161,11 @@ func TestResolverLocal(t *testing.T) {
 	if !strings.Contains(out, "takes rule 1") || !strings.Contains(out, "uri-res/N2Ls?urn:nbn:de:999") {
 		t.Fatalf("rules test I2Ls: %s", out)
 	}
+	// NBN's country codes are case-insensitive (RFC 8458 §4.3): by its key form.
+	out, _ = cli(t, exitOK, with("rules", "test", "urn:nbn:DE:101-9")...)
+	if !strings.Contains(out, "takes rule 2") || !strings.Contains(out, "its key form urn:nbn:de:101-9 starts with urn:nbn:de:101-") {
+		t.Fatalf("rules test by key form: %s", out)
+	}
 	out, _ = cli(t, exitInvalid, with("rules", "test", "urn:nbn:fi:1")...)
 	if !strings.Contains(out, "no rule applies to urn:nbn:fi:1") {
 		t.Fatalf("rules test none: %s", out)

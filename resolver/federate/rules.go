@@ -76,7 +76,10 @@ func appendBase(b []byte, base string) ([]byte, error) {
 // ByRules returns the referral a set of delegation rules gives name for
 // service: the rule with the longest prefix the name lies under, compared
 // in canonical lexical form (RFC 8141 §3.1; see resolver.LongestRule), and
-// a redirect to its target (see RedirectURL) carrying hop count hops.
+// a redirect to its target (see RedirectURL) carrying hop count hops. A
+// name under no prefix in that form is tried in its key form
+// (resolver.RuleFor): urn:nbn:DE:101-1 is urn:nbn:de:101-1 (RFC 8458
+// §4.3), and goes where the rule for urn:nbn:de: sends it.
 // ok is false when no rule applies. It does no I/O: `urikit rules test`
 // calls it on the rules of a data directory or a server.
 func ByRules(rules []resolver.Rule, name urn.URN, service string, hops int) (r resolver.Referral, ok bool, err error) {
@@ -91,11 +94,11 @@ func byRules(rules []resolver.Rule, name urn.URN, s svc, hops int) (resolver.Ref
 	if !name.IsValid() {
 		return resolver.Referral{}, false, &resolver.Error{Kind: resolver.KindInvalid, Field: "urn", Offset: -1, Message: "not a URN"}
 	}
-	c := name.Canonical().String()
-	rule, ok := resolver.LongestRule(rules, c)
+	rule, c, ok := resolver.RuleFor(rules, name)
 	if !ok {
 		return resolver.Referral{}, false, nil
 	}
+	keyForm := c != name.CanonicalString()
 	matching := 0
 	for _, x := range rules {
 		if resolver.HasPrefix(c, x.Prefix) {
@@ -110,6 +113,9 @@ func byRules(rules []resolver.Rule, name urn.URN, s svc, hops int) (resolver.Ref
 			Message: fmt.Sprintf("rule %d (%s → %s) has a bad target: %v", rule.ID, rule.Prefix, rule.Target, err), Err: err}
 	}
 	why := fmt.Sprintf("rule %d: prefix %s → %s", rule.ID, rule.Prefix, rule.Target)
+	if keyForm {
+		why += fmt.Sprintf(" (by the name's key form %s: its namespace's rules make it equivalent)", c)
+	}
 	if matching > 1 {
 		why += fmt.Sprintf(" (the longest of %d matching prefixes)", matching)
 	}

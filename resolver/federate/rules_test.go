@@ -154,8 +154,11 @@ func TestByRules(t *testing.T) {
 	}{
 		{"URN:NBN:de:101-abc?+s=I2Ls#x", "I2Ls", "https://dnb.example/nbn/uri-res/N2Ls?URN:NBN:de:101-abc?+s=I2Ls&hops=2",
 			"rule 2: prefix urn:nbn:de:101- → https://dnb.example/nbn (the longest of 2 matching prefixes), as N2Ls", 2},
-		// RFC 8141 §3.1 keeps the NSS's case: "DE" is not "de".
-		{"urn:nbn:DE:101-abc", "I2L", "", "", 0},
+		// RFC 8141 §3.1 keeps the NSS's case: "DE" is not "de" in lexical
+		// form; RFC 8458 §4.3 makes them equivalent, and the name goes
+		// by its key form.
+		{"urn:nbn:DE:101-abc", "I2L", "https://dnb.example/nbn/uri-res/N2L?urn:nbn:DE:101-abc?+hops=2",
+			"rule 2: prefix urn:nbn:de:101- → https://dnb.example/nbn (by the name's key form urn:nbn:de:101-abc: its namespace's rules make it equivalent) (the longest of 2 matching prefixes), as N2L", 2},
 		// "urn:nbn:de:1010" is not under "urn:nbn:de:101-".
 		{"urn:nbn:de:1010", "I2L", "https://de.example/uri-res/N2L?urn:nbn:de:1010?+hops=2", "rule 1: prefix urn:nbn:de: → https://de.example/, as N2L", 1},
 		// Canonical lexical form: lower-case hex matches the upper-case prefix.
@@ -260,5 +263,38 @@ func TestDelegator(t *testing.T) {
 	}
 	if _, err := New(svc, Options{DNS: "h:0"}); resolver.KindOf(err) != resolver.KindInvalid {
 		t.Fatal(err)
+	}
+}
+
+// TestByRulesKeyForm: a name under no rule's prefix as written goes by
+// its key form, the namespace's equivalence (RFC 8458 §4.3: an NBN's
+// country and sub-namespace codes are case-insensitive), and the redirect
+// carries the name as it was asked for. A prefix the name lies under as
+// written still wins, and a name whose key form lies under no prefix
+// either takes no rule.
+func TestByRulesKeyForm(t *testing.T) {
+	rules := []resolver.Rule{
+		{ID: 1, Prefix: "urn:nbn:de:", Target: "https://dnb.example/"},
+		{ID: 2, Prefix: "urn:nbn:de:101-", Target: "https://d-nb.example/"},
+		{ID: 3, Prefix: "urn:nbn:FI:", Target: "https://fi.example/"},
+	}
+	for _, tc := range []struct {
+		name, url string
+		rule      int64
+	}{
+		{"urn:nbn:de:101-1", "https://d-nb.example/uri-res/N2L?urn:nbn:de:101-1?+hops=1", 2},
+		{"URN:NBN:DE:101-1", "https://d-nb.example/uri-res/N2L?URN:NBN:DE:101-1?+hops=1", 2},
+		{"urn:nbn:De:gbv:7-1", "https://dnb.example/uri-res/N2L?urn:nbn:De:gbv:7-1?+hops=1", 1},
+		{"urn:nbn:FI:1-2", "https://fi.example/uri-res/N2L?urn:nbn:FI:1-2?+hops=1", 3},
+		{"urn:nbn:fi:1-2", "", 0}, // key form urn:nbn:fi:1-2: under no prefix
+		{"urn:nbn:ch:1-2", "", 0},
+	} {
+		ref, ok, err := ByRules(rules, urn.MustParse(tc.name), "I2L", 1)
+		if err != nil || ok != (tc.rule != 0) || ok && (ref.Rule.ID != tc.rule || ref.URL != tc.url) {
+			t.Errorf("%s: %+v %v %v; want rule %d, %s", tc.name, ref, ok, err, tc.rule, tc.url)
+		}
+		if keyed := ok && !resolver.HasPrefix(urn.MustParse(tc.name).CanonicalString(), ref.Rule.Prefix); keyed != strings.Contains(ref.Why, "key form") {
+			t.Errorf("%s: why %q should name the key form exactly when it was used", tc.name, ref.Why)
+		}
 	}
 }
