@@ -83,7 +83,7 @@ func storedLocationVersion(ctx context.Context, r Reader) (int, error) {
 // records the version in a store that has none yet and holds no record —
 // a store this build made — so that it does not pass for version 1.
 func (s *Service) mayStoreLocationKeys(ctx context.Context, tx Tx) error {
-	_, err := tx.Setting(ctx, LocationKeySetting)
+	v, err := tx.Setting(ctx, LocationKeySetting)
 	if errors.Is(err, ErrNotFound) {
 		if s.loc.version == 1 {
 			return nil // version 1 is what no setting means
@@ -97,9 +97,11 @@ func (s *Service) mayStoreLocationKeys(ctx context.Context, tx Tx) error {
 	if err != nil {
 		return err
 	}
-	stored, err := storedLocationVersion(ctx, tx)
-	if err != nil {
-		return err
+	stored := 1
+	if v != "" {
+		if stored, err = parseLocationVersion(v); err != nil {
+			return err
+		}
 	}
 	if stored > s.loc.version {
 		return fmt.Errorf("%w: the store's location keys follow newer normalization rules (version %d) than this build's (%d): "+
@@ -154,6 +156,13 @@ const locationsPage = 500
 func (s *Service) migrateLocations(ctx context.Context) (from, checked, rekeyed int, err error) {
 	from, err = storedLocationVersion(ctx, s.store)
 	if err != nil || from >= s.loc.version {
+		return 0, 0, 0, err
+	}
+	// Builds of the older rules may write while the pages go by (each
+	// refuses only once the version is recorded): the records their
+	// entries name after this one are keyed again at the end.
+	start, err := s.store.Head(ctx)
+	if err != nil {
 		return 0, 0, 0, err
 	}
 	var after int64
@@ -211,18 +220,56 @@ func (s *Service) migrateLocations(ctx context.Context) (from, checked, rekeyed 
 			return from, checked, rekeyed, err
 		}
 		if moved {
-			return from, checked, rekeyed, nil
+			return 0, checked, rekeyed, nil // another build's migration: not this one's
 		}
 		rekeyed += n
 	}
+	late, moved := 0, false
 	err = s.store.Update(ctx, func(tx Tx) error {
+		late, moved = 0, false
 		// Two instances migrating at once: the first one's entry stands.
 		if v, err := storedLocationVersion(ctx, tx); err != nil || v != from {
+			moved = err == nil
 			return err
 		}
-		return s.pinLocationVersion(ctx, tx, rekeyed)
+		// Under the lock that orders every write: the records written
+		// since the migration began, by this build or an older one,
+		// then the version, after which older builds (from this one on)
+		// refuse to write keys.
+		for after := start.Seq; ; {
+			page, err := tx.Log(ctx, after, locationsPage)
+			if err != nil || len(page) == 0 {
+				if err != nil {
+					return err
+				}
+				break
+			}
+			after = page[len(page)-1].Seq
+			for _, e := range page {
+				if e.RecordID == 0 {
+					continue
+				}
+				rec, err := tx.Record(ctx, e.RecordID)
+				if errors.Is(err, ErrNotFound) {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				if s.rekeyLocations(&rec) {
+					if err := tx.UpdateRecord(ctx, rec); err != nil {
+						return err
+					}
+					late++
+				}
+			}
+		}
+		return s.pinLocationVersion(ctx, tx, rekeyed+late)
 	})
-	return from, checked, rekeyed, err
+	if moved {
+		return 0, checked, rekeyed, err
+	}
+	return from, checked, rekeyed + late, err
 }
 
 // rekeyLocations sets the keys of rec's locations by s's rules and reports

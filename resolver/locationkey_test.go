@@ -254,17 +254,17 @@ func testMigrateLocationKeys(t *testing.T, store resolver.Store) {
 	}
 }
 
-// beforeFirstUpdate is a store that runs hook once, before its first
-// Update: another process's work landing in the middle of this one's.
-type beforeFirstUpdate struct {
+// beforeUpdate is a store that runs hook once, before its n-th Update
+// (from 1): another process's work landing in the middle of this one's.
+type beforeUpdate struct {
 	resolver.Store
+	n    int
 	hook func()
 }
 
-func (s *beforeFirstUpdate) Update(ctx context.Context, fn func(resolver.Tx) error) error {
-	if h := s.hook; h != nil {
-		s.hook = nil
-		h()
+func (s *beforeUpdate) Update(ctx context.Context, fn func(resolver.Tx) error) error {
+	if s.n--; s.n == 0 {
+		s.hook()
 	}
 	return s.Store.Update(ctx, fn)
 }
@@ -324,13 +324,13 @@ func TestLocationKeysAcrossBuilds(t *testing.T) {
 
 		// v2 starts migrating; v3 migrates the whole store before v2's
 		// first transaction.
-		v2 := build(&beforeFirstUpdate{Store: store, hook: func() {
+		v2 := build(&beforeUpdate{Store: store, n: 1, hook: func() {
 			if rep, err := v3.Migrate(ctx); err != nil || rep.LocationsFrom != 1 || rep.LocationsRekeyed != 1 {
 				t.Errorf("v3's Migrate: %+v %v", rep, err)
 			}
 		}}, 2, version2)
-		if rep, err := v2.Migrate(ctx); err != nil || rep.LocationsRekeyed != 0 {
-			t.Fatalf("v2's Migrate, overtaken: %+v %v", rep, err)
+		if rep, err := v2.Migrate(ctx); err != nil || rep.LocationsRekeyed != 0 || rep.LocationsFrom != 0 || rep.LocationsNewer != 3 {
+			t.Fatalf("v2's Migrate, overtaken: %+v %v; want nothing migrated, the store's keys newer (3)", rep, err)
 		}
 		if v, err := store.Setting(ctx, resolver.LocationKeySetting); err != nil || v != "3" {
 			t.Fatalf("setting %q %v, want 3", v, err)
@@ -384,6 +384,67 @@ func TestLocationKeysAcrossBuilds(t *testing.T) {
 		}
 		if rep, err := v2.Migrate(ctx); err != nil || rep.LocationsFrom != 0 {
 			t.Fatalf("Migrate: %+v %v", rep, err)
+		}
+	})
+}
+
+// TestMigrateLocationKeysLateWrite: a build of the older rules writes a
+// record after the migration keyed its page again, before the migration
+// recorded the version (the older build cannot refuse before that). The
+// migration's last transaction keys that record again too, so that the
+// store it marks as of the newer rules holds only their keys.
+func TestMigrateLocationKeysLateWrite(t *testing.T) {
+	eachStore(t, func(t *testing.T, store resolver.Store) {
+		ctx := context.Background()
+		v1 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+		admin, err := v1.Authenticate(ctx, "admin-secret")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, tok, err := v1.CreateAuthority(ctx, admin, "Example", []string{"urn:example:"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := v1.Authenticate(ctx, tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := func(urls ...string) resolver.RecordInput {
+			var r resolver.RecordInput
+			for _, u := range urls {
+				r.Locations = append(r.Locations, resolver.Location{URL: u})
+			}
+			return r
+		}
+		if _, _, err := v1.Put(ctx, m, "urn:example:a", in("https://example.org/a/")); err != nil {
+			t.Fatal(err)
+		}
+		// Update 1 keys the one page again; before update 2, which
+		// records the version, v1 adds a location to a, and a record.
+		v2 := resolver.New(&beforeUpdate{Store: store, n: 2, hook: func() {
+			if _, _, err := v1.Put(ctx, m, "urn:example:a", in("https://example.org/a/", "https://example.org/late/")); err != nil {
+				t.Error(err)
+			}
+			if _, _, err := v1.Put(ctx, m, "urn:example:b", in("https://example.org/b/")); err != nil {
+				t.Error(err)
+			}
+		}}, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+		v2.PlayLocationRules(2, version2)
+		rep, err := v2.Migrate(ctx)
+		if err != nil || rep.LocationsFrom != 1 || rep.LocationsRekeyed != 3 {
+			t.Fatalf("Migrate: %+v %v; want 3 records keyed again (a twice, b)", rep, err)
+		}
+		for url, name := range map[string]string{"https://example.org/late": "urn:example:a", "https://example.org/a": "urn:example:a", "https://example.org/b/": "urn:example:b"} {
+			recs, err := v2.ByLocation(ctx, url)
+			if err != nil || len(recs) != 1 || recs[0].URN != name {
+				t.Errorf("%s: %+v %v, want %s", url, recs, err, name)
+			}
+		}
+		if _, err := v2.VerifyAll(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := v1.Put(ctx, m, "urn:example:a", in("https://example.org/a/")); resolver.KindOf(err) != resolver.KindUnavailable {
+			t.Fatalf("v1's Put after the migration: %v, want unavailable", err)
 		}
 	})
 }

@@ -80,22 +80,24 @@ func LongestRule(rules []Rule, canonicalName string) (Rule, bool) {
 	return best, found
 }
 
-// RuleFor returns the rule name takes: LongestRule on its canonical form;
-// when no rule's prefix holds that, on its key form (urn.URN.Key), the
-// form of its namespace's own equivalence, by which urn:nbn:DE:101-1 is
-// urn:nbn:de:101-1 (RFC 8458 §4.3) and takes the rule for urn:nbn:de:.
-// form is the form the rule's prefix starts.
+// RuleFor returns the rule name takes: the rule with the longest prefix
+// that its canonical form or its key form (urn.URN.Key, the form of its
+// namespace's own equivalence) lies under, the canonical form's on a tie.
+// By its key form urn:nbn:DE:101-1 is urn:nbn:de:101-1 (RFC 8458 §4.3),
+// and equivalent names go where the same rule sends them. form is the
+// form the rule's prefix starts.
 func RuleFor(rules []Rule, name urn.URN) (r Rule, form string, ok bool) {
 	form = name.CanonicalString()
-	if r, ok = LongestRule(rules, form); ok {
-		return r, form, true
-	}
+	r, ok = LongestRule(rules, form)
 	if k := name.Key(); k != form {
-		if r, ok = LongestRule(rules, k); ok {
-			return r, k, true
+		if kr, kok := LongestRule(rules, k); kok && (!ok || len(kr.Prefix) > len(r.Prefix)) {
+			return kr, k, true
 		}
 	}
-	return Rule{}, "", false
+	if !ok {
+		return Rule{}, "", false
+	}
+	return r, form, true
 }
 
 func reasonOf(err error) string {

@@ -443,6 +443,13 @@ func (s *Service) History(ctx context.Context, name urn.URN) (Record, []Entry, e
 	return rec, h, storeError(err)
 }
 
+// RecordHistory returns the history of the record with this ID, oldest
+// first: for a record found as of a time by a name it no longer has.
+func (s *Service) RecordHistory(ctx context.Context, id int64) ([]Entry, error) {
+	h, err := s.store.History(ctx, id)
+	return h, storeError(err)
+}
+
 // Rule returns the delegation rule that name takes, if any: the rule with
 // the longest prefix the name lies under, compared in canonical lexical
 // form, else in its key form (RuleFor).

@@ -137,7 +137,7 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) (int,
 		if p.Offset != nil {
 			e.Offset = *p.Offset
 		}
-		if strings.HasSuffix(p.Type, "#reserved") { // a dropped alias (docs/httpapi.md)
+		if resp.StatusCode == http.StatusNotFound && strings.HasSuffix(p.Type, "#reserved") { // a dropped alias (docs/httpapi.md)
 			e.Err = resolver.ErrReserved
 		}
 		return resp.StatusCode, e

@@ -297,4 +297,18 @@ func TestByRulesKeyForm(t *testing.T) {
 			t.Errorf("%s: why %q should name the key form exactly when it was used", tc.name, ref.Why)
 		}
 	}
+	// The longest prefix over both forms: equivalent names take the same
+	// rule even when a shorter prefix holds one of them as written; on a
+	// tie, the form as written.
+	rules = []resolver.Rule{
+		{ID: 1, Prefix: "urn:nbn:", Target: "https://nbn.example/"},
+		{ID: 2, Prefix: "urn:nbn:de:", Target: "https://de.example/"},
+		{ID: 3, Prefix: "urn:nbn:CH:", Target: "https://ch-upper.example/"},
+		{ID: 4, Prefix: "urn:nbn:ch:", Target: "https://ch-lower.example/"},
+	}
+	for name, want := range map[string]int64{"urn:nbn:de:101-1": 2, "urn:nbn:DE:101-1": 2, "urn:nbn:CH:1-1": 3, "urn:nbn:ch:1-1": 4, "urn:nbn:Ch:1-1": 4, "urn:nbn:fi:1-1": 1} {
+		if ref, ok, err := ByRules(rules, urn.MustParse(name), "I2L", 1); err != nil || !ok || ref.Rule.ID != want {
+			t.Errorf("%s: rule %d %v %v, want %d", name, ref.Rule.ID, ok, err, want)
+		}
+	}
 }

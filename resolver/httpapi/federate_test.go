@@ -106,7 +106,11 @@ func TestFederationLoop(t *testing.T) {
 // still delegated.
 func TestDroppedAliasIsNotDelegated(t *testing.T) {
 	ctx := context.Background()
-	svc := resolver.New(memstore.New(), resolver.Options{AdminToken: "admin"})
+	clock := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	svc := resolver.New(memstore.New(), resolver.Options{AdminToken: "admin", Clock: func() time.Time {
+		clock = clock.Add(time.Hour)
+		return clock
+	}})
 	d, err := federate.New(svc, federate.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +127,8 @@ func TestDroppedAliasIsNotDelegated(t *testing.T) {
 	}
 	m := resolver.Principal{Operator: true, AuthorityID: auth.ID}
 	in := resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.fi/1"}}, Aliases: []string{"urn:nbn:fi:old-1"}}
-	if _, _, err := svc.Put(ctx, m, "urn:nbn:fi:new-1", in); err != nil {
+	first, _, err := svc.Put(ctx, m, "urn:nbn:fi:new-1", in)
+	if err != nil {
 		t.Fatal(err)
 	}
 	in.Aliases = nil
@@ -151,7 +156,7 @@ func TestDroppedAliasIsNotDelegated(t *testing.T) {
 		}
 		return res, b.String()
 	}
-	later := time.Now().Add(time.Hour).UTC()
+	later := clock.Add(time.Hour)
 	for _, tc := range []struct {
 		path   string
 		header []string
@@ -172,6 +177,15 @@ func TestDroppedAliasIsNotDelegated(t *testing.T) {
 	if res, _ := get("/uri-res/I2L?urn:nbn:fi:never-1"); res.StatusCode != http.StatusSeeOther ||
 		!strings.HasPrefix(res.Header.Get("Location"), "https://elsewhere.example/uri-res/N2L?urn:nbn:fi:never-1") {
 		t.Errorf("a name that was never ours: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	// As of a time the alias was the record's, it resolves as it did then,
+	// on every service.
+	then := first.Updated.Add(time.Minute).Format(http.TimeFormat)
+	for _, svcName := range []string{"I2L", "I2C", "I2Cs", "I2Ls"} {
+		res, body := get("/uri-res/"+svcName+"?urn:nbn:fi:old-1", "Accept-Datetime", then, "Accept", "application/json")
+		if res.StatusCode >= 400 || res.Header.Get("Memento-Datetime") == "" {
+			t.Errorf("%s as of %s: %d %s", svcName, then, res.StatusCode, body)
+		}
 	}
 	_, err = client.New(srv.URL, tok).Get(ctx, "urn:nbn:fi:old-1")
 	if !errors.Is(err, resolver.ErrReserved) || resolver.KindOf(err) != resolver.KindNotFound {

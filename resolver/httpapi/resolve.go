@@ -763,7 +763,9 @@ type urcVersion struct {
 // writeURCs answers I2Cs: the record now and after each earlier change,
 // newest first (as of a time: those up to it).
 func (h *handler) writeURCs(rw *respWriter, r *http.Request, ctx context.Context, nr nameRequest, rec resolver.Record) {
-	_, hist, err := h.svc.History(ctx, nr.req.URN)
+	// By ID: as of a time, rec may be found by an alias it has dropped
+	// since, which a lookup by name no longer finds.
+	hist, err := h.svc.RecordHistory(ctx, rec.ID)
 	if err != nil {
 		h.fail(rw, r, err)
 		return

@@ -49,6 +49,9 @@ type nameData struct {
 	Record  recordView
 	History []entryView
 	Rule    *resolver.Rule // for a name with no record: the delegation it takes
+	// Reserved: the name is an alias a record dropped (resolver.ErrReserved),
+	// answered 404 and never delegated.
+	Reserved bool
 }
 
 // component is an optional part of a URN.

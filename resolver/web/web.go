@@ -252,8 +252,10 @@ func (h *handler) serveName(w http.ResponseWriter, r *http.Request, name string)
 		switch {
 		case resolver.KindOf(err) == resolver.KindNotFound:
 			d.Status = http.StatusNotFound
-			if rule, ok, err := h.svc.Rule(ctx, u); err == nil && ok {
-				d.Rule = &rule
+			if d.Reserved = errors.Is(err, resolver.ErrReserved); !d.Reserved {
+				if rule, ok, err := h.svc.Rule(ctx, u); err == nil && ok {
+					d.Rule = &rule
+				}
 			}
 			h.render(w, r, http.StatusNotFound, "name", d)
 		case resolver.KindOf(err) == resolver.KindUnavailable,

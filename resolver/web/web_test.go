@@ -209,6 +209,41 @@ func TestUnknownName(t *testing.T) {
 	wantIn(t, text(body), "Names under urn:nbn:ch: are delegated to https://nbn.example.ch/resolve/")
 }
 
+// TestDroppedAliasPage: the page of an alias a record dropped says it is
+// reserved, not where a delegation rule for its prefix would send it: the
+// resolver's services never hand it on.
+func TestDroppedAliasPage(t *testing.T) {
+	srv, fx := server(t)
+	ctx := context.Background()
+	admin, err := fx.svc.Authenticate(ctx, adminToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fx.svc.AddRule(ctx, admin, "urn:example:gone-", "https://elsewhere.example/"); err != nil {
+		t.Fatal(err)
+	}
+	m, err := fx.svc.Authenticate(ctx, fx.token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.org/x"}}, Aliases: []string{"urn:example:gone-1"}}
+	for range 2 {
+		if _, _, err := fx.svc.Put(ctx, m, "urn:example:x", in); err != nil {
+			t.Fatal(err)
+		}
+		in.Aliases = nil
+	}
+	resp, body := get(t, srv, "/names/urn:example:gone-1")
+	wantStatus(t, resp, body, 404)
+	wantIn(t, text(body), "This name was an alias of a record here, which has dropped it")
+	if strings.Contains(body, "elsewhere.example") {
+		t.Errorf("the page of a dropped alias names the rule's resolver:\n%s", text(body))
+	}
+	resp, body = get(t, srv, "/names/urn:example:gone-2")
+	wantStatus(t, resp, body, 404)
+	wantIn(t, text(body), "Names under urn:example:gone- are delegated to https://elsewhere.example/")
+}
+
 func TestRComponent(t *testing.T) {
 	srv, _ := server(t)
 	resp, body := get(t, srv, "/names/urn:isbn:9780395363416?+s=I2Ls")
