@@ -104,8 +104,8 @@ func (s *Service) mayStoreLocationKeys(ctx context.Context, tx Tx) error {
 		}
 	}
 	if stored > s.loc.version {
-		return fmt.Errorf("%w: the store's location keys follow newer normalization rules (version %d) than this build's (%d): "+
-			"a newer urikit migrated them; stop this one and run the newer", ErrUnavailable, stored, s.loc.version)
+		return &Error{Kind: KindUnavailable, Offset: -1, Err: ErrUnavailable, Message: fmt.Sprintf("the store's location keys follow "+
+			"newer normalization rules (version %d) than this urikit's (%d): a newer urikit migrated them; upgrade this one", stored, s.loc.version)}
 	}
 	return nil
 }

@@ -345,7 +345,8 @@ func TestLocationKeysAcrossBuilds(t *testing.T) {
 
 		// The older builds still running.
 		for _, old := range []*resolver.Service{v1, build(store, 2, version2)} {
-			if _, _, err := old.Put(ctx, m, "urn:example:b", in("https://example.org/B/")); resolver.KindOf(err) != resolver.KindUnavailable {
+			if _, _, err := old.Put(ctx, m, "urn:example:b", in("https://example.org/B/")); resolver.KindOf(err) != resolver.KindUnavailable ||
+				!strings.Contains(err.Error(), "a newer urikit migrated them") {
 				t.Fatalf("an older build's Put into a newer store: %v, want unavailable", err)
 			}
 			if rep, err := old.Migrate(ctx); err != nil || rep.LocationsNewer != 3 || rep.LocationsFrom != 0 {
