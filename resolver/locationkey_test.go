@@ -124,25 +124,10 @@ func eachStore(t *testing.T, test func(*testing.T, resolver.Store)) {
 func testMigrateLocationKeys(t *testing.T, store resolver.Store) {
 	ctx := context.Background()
 	old := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
-	admin, err := old.Authenticate(ctx, "admin-secret")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, tok, err := old.CreateAuthority(ctx, admin, "Example", []string{"urn:example:"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := old.Authenticate(ctx, tok)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := exampleMaintainer(t, old)
 	put := func(name string, urls ...string) resolver.Record {
 		t.Helper()
-		var in resolver.RecordInput
-		for _, u := range urls {
-			in.Locations = append(in.Locations, resolver.Location{URL: u})
-		}
-		r, _, err := old.Put(ctx, m, name, in)
+		r, _, err := old.Put(ctx, m, name, locs(urls...))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -254,6 +239,26 @@ func testMigrateLocationKeys(t *testing.T, store resolver.Store) {
 	}
 }
 
+// exampleMaintainer makes the authority of urn:example: through svc, whose
+// admin token is "admin-secret", and returns its maintainer.
+func exampleMaintainer(t *testing.T, svc *resolver.Service) resolver.Principal {
+	t.Helper()
+	ctx := context.Background()
+	admin, err := svc.Authenticate(ctx, "admin-secret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tok, err := svc.CreateAuthority(ctx, admin, "Example", []string{"urn:example:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := svc.Authenticate(ctx, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // beforeUpdate is a store that runs hook once, before its n-th Update
 // (from 1): another process's work landing in the middle of this one's.
 type beforeUpdate struct {
@@ -296,25 +301,11 @@ func TestLocationKeysAcrossBuilds(t *testing.T) {
 			return svc
 		}
 		v3 := build(store, 3, version3)
-		admin, err := v3.Authenticate(ctx, "admin-secret")
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, tok, err := v3.CreateAuthority(ctx, admin, "Example", []string{"urn:example:"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := v3.Authenticate(ctx, tok)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in := func(url string) resolver.RecordInput {
-			return resolver.RecordInput{Locations: []resolver.Location{{URL: url}}}
-		}
+		m := exampleMaintainer(t, v3)
 		// Records of version 1, this build's rules, in a store with no
 		// setting: what every store made before the setting holds.
 		v1 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
-		a, _, err := v1.Put(ctx, m, "urn:example:a", in("https://example.org/A/"))
+		a, _, err := v1.Put(ctx, m, "urn:example:a", locs("https://example.org/A/"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -345,7 +336,7 @@ func TestLocationKeysAcrossBuilds(t *testing.T) {
 
 		// The older builds still running.
 		for _, old := range []*resolver.Service{v1, build(store, 2, version2)} {
-			if _, _, err := old.Put(ctx, m, "urn:example:b", in("https://example.org/B/")); resolver.KindOf(err) != resolver.KindUnavailable ||
+			if _, _, err := old.Put(ctx, m, "urn:example:b", locs("https://example.org/B/")); resolver.KindOf(err) != resolver.KindUnavailable ||
 				!strings.Contains(err.Error(), "a newer urikit migrated them") {
 				t.Fatalf("an older build's Put into a newer store: %v, want unavailable", err)
 			}
@@ -353,7 +344,7 @@ func TestLocationKeysAcrossBuilds(t *testing.T) {
 				t.Fatalf("an older build's Migrate: %+v %v", rep, err)
 			}
 		}
-		if _, _, err := v3.Put(ctx, m, "urn:example:b", in("https://example.org/B/")); err != nil {
+		if _, _, err := v3.Put(ctx, m, "urn:example:b", locs("https://example.org/B/")); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -361,18 +352,7 @@ func TestLocationKeysAcrossBuilds(t *testing.T) {
 		ctx := context.Background()
 		v2 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
 		v2.PlayLocationRules(2, version2)
-		admin, err := v2.Authenticate(ctx, "admin-secret")
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, tok, err := v2.CreateAuthority(ctx, admin, "Example", []string{"urn:example:"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := v2.Authenticate(ctx, tok)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := exampleMaintainer(t, v2)
 		batch := []resolver.NamedInput{{URN: "urn:example:a", RecordInput: resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.org/a/"}}}}}
 		if res, err := v2.PutMany(ctx, m, batch); err != nil || res[0].Err != nil {
 			t.Fatalf("PutMany: %+v %v", res, err)
@@ -398,35 +378,17 @@ func TestMigrateLocationKeysLateWrite(t *testing.T) {
 	eachStore(t, func(t *testing.T, store resolver.Store) {
 		ctx := context.Background()
 		v1 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
-		admin, err := v1.Authenticate(ctx, "admin-secret")
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, tok, err := v1.CreateAuthority(ctx, admin, "Example", []string{"urn:example:"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := v1.Authenticate(ctx, tok)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in := func(urls ...string) resolver.RecordInput {
-			var r resolver.RecordInput
-			for _, u := range urls {
-				r.Locations = append(r.Locations, resolver.Location{URL: u})
-			}
-			return r
-		}
-		if _, _, err := v1.Put(ctx, m, "urn:example:a", in("https://example.org/a/")); err != nil {
+		m := exampleMaintainer(t, v1)
+		if _, _, err := v1.Put(ctx, m, "urn:example:a", locs("https://example.org/a/")); err != nil {
 			t.Fatal(err)
 		}
 		// Update 1 keys the one page again; before update 2, which
 		// records the version, v1 adds a location to a, and a record.
 		v2 := resolver.New(&beforeUpdate{Store: store, n: 2, hook: func() {
-			if _, _, err := v1.Put(ctx, m, "urn:example:a", in("https://example.org/a/", "https://example.org/late/")); err != nil {
+			if _, _, err := v1.Put(ctx, m, "urn:example:a", locs("https://example.org/a/", "https://example.org/late/")); err != nil {
 				t.Error(err)
 			}
-			if _, _, err := v1.Put(ctx, m, "urn:example:b", in("https://example.org/b/")); err != nil {
+			if _, _, err := v1.Put(ctx, m, "urn:example:b", locs("https://example.org/b/")); err != nil {
 				t.Error(err)
 			}
 		}}, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
@@ -444,7 +406,7 @@ func TestMigrateLocationKeysLateWrite(t *testing.T) {
 		if _, err := v2.VerifyAll(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := v1.Put(ctx, m, "urn:example:a", in("https://example.org/a/")); resolver.KindOf(err) != resolver.KindUnavailable {
+		if _, _, err := v1.Put(ctx, m, "urn:example:a", locs("https://example.org/a/")); resolver.KindOf(err) != resolver.KindUnavailable {
 			t.Fatalf("v1's Put after the migration: %v, want unavailable", err)
 		}
 	})
