@@ -451,8 +451,8 @@ func (s *Service) RecordHistory(ctx context.Context, id int64) ([]Entry, error) 
 }
 
 // Rule returns the delegation rule that name takes, if any: the rule with
-// the longest prefix the name lies under, compared in canonical lexical
-// form, else in its key form (RuleFor).
+// the longest prefix the name lies under, in canonical lexical form or in
+// its key form (RuleFor).
 func (s *Service) Rule(ctx context.Context, name urn.URN) (Rule, bool, error) {
 	rules, err := s.store.Rules(ctx)
 	if err != nil {

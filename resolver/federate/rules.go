@@ -74,12 +74,12 @@ func appendBase(b []byte, base string) ([]byte, error) {
 }
 
 // ByRules returns the referral a set of delegation rules gives name for
-// service: the rule with the longest prefix the name lies under, compared
-// in canonical lexical form (RFC 8141 §3.1; see resolver.LongestRule), and
-// a redirect to its target (see RedirectURL) carrying hop count hops. A
-// name under no prefix in that form is tried in its key form
-// (resolver.RuleFor): urn:nbn:DE:101-1 is urn:nbn:de:101-1 (RFC 8458
-// §4.3), and goes where the rule for urn:nbn:de: sends it.
+// service: the rule with the longest prefix the name lies under, in
+// canonical lexical form (RFC 8141 §3.1) or in its key form, the form of
+// its namespace's equivalence, the canonical form's on a tie
+// (resolver.RuleFor: urn:nbn:DE:101-1 is urn:nbn:de:101-1, RFC 8458 §4.3,
+// and goes where the rule for urn:nbn:de: sends it), and a redirect to its
+// target (see RedirectURL) carrying hop count hops.
 // ok is false when no rule applies. It does no I/O: `urikit rules test`
 // calls it on the rules of a data directory or a server.
 func ByRules(rules []resolver.Rule, name urn.URN, service string, hops int) (r resolver.Referral, ok bool, err error) {
