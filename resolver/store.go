@@ -236,3 +236,32 @@ type BulkTx interface {
 	// AppendAll appends entries in order, as Append does each.
 	AppendAll(ctx context.Context, entries []*Entry) error
 }
+
+// TurnTaker is implemented by a Store on which a bulk transaction may
+// store a batch's new records before it takes its turn among the writers
+// (resolver/postgres). Update's transaction takes its turn first: it
+// waits until no other writer holds the turn, which is what keeps the
+// history's order and the Service's check-then-write rules between
+// processes. PutPrepared on such a store stores the plainly new records
+// of its batch first, then takes the turn, checks again what it read
+// before, and appends their history; so an import writes two batches at
+// once, one storing its rows while the one before appends its history
+// and commits, and the database works on both.
+type TurnTaker interface {
+	// UpdateBeforeTurn runs fn in a transaction, as Update does, except
+	// that the transaction has not taken its turn when fn starts. Until
+	// fn calls TakeTurn it may read, and store rows with InsertRecords;
+	// what it reads may have changed by the turn. Any other write, and
+	// Head (which the turn fixes), take the turn first.
+	UpdateBeforeTurn(ctx context.Context, fn func(EarlyTx) error) error
+}
+
+// EarlyTx is the transaction of UpdateBeforeTurn.
+type EarlyTx interface {
+	BulkTx
+	// TakeTurn waits for the transaction's turn among the writers and
+	// takes it. From then on the transaction is as Update's: its reads
+	// see every change committed before it, and no other writer commits
+	// until it ends. Authorities reads the authorities again.
+	TakeTurn(ctx context.Context) error
+}

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -130,6 +131,9 @@ type PreparedBatch struct {
 	batch []NamedInput
 	res   []PutResult
 	ok    []checkedInput
+
+	turned   chan struct{} // see Turned
+	turnOnce sync.Once
 }
 
 // PrepareMany does the part of PutMany that reads nothing from the store:
@@ -158,50 +162,133 @@ func (s *Service) PrepareMany(p Principal, batch []NamedInput) *PreparedBatch {
 		}
 		ok[i].u, res[i].Err = u, err
 	}
-	return &PreparedBatch{p: p, batch: batch, res: res, ok: ok}
+	return &PreparedBatch{p: p, batch: batch, res: res, ok: ok, turned: make(chan struct{})}
 }
+
+// Turned returns a channel that is closed once PutPrepared's transaction
+// has taken its turn among the store's writers, or PutPrepared has
+// returned. On a store that lets a transaction store new records before
+// its turn (TurnTaker), an import starts writing its next batch then: that
+// batch stores its records while this one appends its history and
+// commits, and takes its own turn after this one has committed.
+func (pb *PreparedBatch) Turned() <-chan struct{} { return pb.turned }
+
+func (pb *PreparedBatch) markTurned() { pb.turnOnce.Do(func() { close(pb.turned) }) }
+
+// Shares reports whether the two batches name a key in common: a name or
+// an alias of one equivalent to a name or an alias of the other. Batches
+// that share none have the same outcome whichever is written first; an
+// import writes a batch that shares a key with the one before only once
+// that one is done, so that the later row of the file wins.
+func (pb *PreparedBatch) Shares(other *PreparedBatch) bool {
+	small, large := pb, other
+	if len(small.ok) > len(large.ok) {
+		small, large = large, small
+	}
+	keys := make(map[string]bool, len(small.ok))
+	for i, c := range small.ok {
+		if small.res[i].Err == nil {
+			keys[c.draft.Key] = true
+			for _, k := range c.aliasKeys {
+				keys[k] = true
+			}
+		}
+	}
+	for i, c := range large.ok {
+		if large.res[i].Err != nil {
+			continue
+		}
+		if keys[c.draft.Key] || slices.ContainsFunc(c.aliasKeys, func(k string) bool { return keys[k] }) {
+			return true
+		}
+	}
+	return false
+}
+
+// errTurnMoved: what a batch read before its transaction took its turn
+// (UpdateBeforeTurn) had changed by then. PutPrepared writes it again,
+// taking the turn first.
+var errTurnMoved = errors.New("resolver: the directory changed before the batch's turn")
 
 // PutPrepared writes a batch PrepareMany prepared, as PutMany does.
 func (s *Service) PutPrepared(ctx context.Context, pb *PreparedBatch) ([]PutResult, error) {
+	defer pb.markTurned()
 	p, batch, res, ok := pb.p, pb.batch, pb.res, pb.ok
 	var out []PutResult
 	var retired []string
-	var err error
-	for attempt := 1; ; attempt++ {
-		err = s.store.Update(ctx, func(tx Tx) error {
-			if err := stillValid(ctx, tx, p); err != nil {
-				return err
-			}
+	write := func(tx Tx, early EarlyTx) error {
+		out = slices.Clone(res)
+		retired = retired[:0]
+		var fresh *newRecords
+		if early != nil {
+			// Before the turn, only the plainly new records' rows; the
+			// stamp, the owners and the keys they were checked against
+			// are checked again once it is taken. (A new store's first
+			// records record the version of their location keys first,
+			// which takes the turn.)
 			if err := s.mayStoreLocationKeys(ctx, tx); err != nil {
 				return err
 			}
-			out = slices.Clone(res)
-			retired = retired[:0]
-			var bulk []bool
-			if btx, isBulk := tx.(BulkTx); isBulk {
-				var err error
-				if bulk, err = s.putNew(ctx, btx, p, batch, ok, out); err != nil {
-					return err
-				}
+			var err error
+			if fresh, err = s.insertNew(ctx, early, p, batch, ok, out, s.now()); err != nil {
+				return err
 			}
-			for i := range batch {
-				if out[i].Err != nil || bulk != nil && bulk[i] {
-					continue
-				}
-				rec, created, err := s.put(ctx, tx, p, ok[i].u, ok[i].draft, ok[i].aliasKeys, &retired)
-				var e *Error
-				if errors.As(err, &e) {
-					out[i].Err = err // broke a rule before writing anything: skip it
-					continue
-				}
+			if err := early.TakeTurn(ctx); err != nil {
+				return err
+			}
+		}
+		pb.markTurned()
+		if err := stillValid(ctx, tx, p); err != nil {
+			return err
+		}
+		if err := s.mayStoreLocationKeys(ctx, tx); err != nil {
+			return err
+		}
+		if btx, isBulk := tx.(BulkTx); isBulk {
+			if early == nil {
+				now, err := s.stamp(ctx, tx)
 				if err != nil {
 					return err
 				}
-				out[i].Record, out[i].Created = rec, created
+				if fresh, err = s.insertNew(ctx, btx, p, batch, ok, out, now); err != nil {
+					return err
+				}
+			} else if err := fresh.stillHold(ctx, tx, p, ok); err != nil {
+				return err
 			}
-			return nil
-		})
-		if errors.Is(err, ErrKeyTaken) && attempt < maxAttempts {
+			if err := fresh.appendHistory(ctx, btx, out); err != nil {
+				return err
+			}
+		}
+		for i := range batch {
+			if out[i].Err != nil || fresh.wrote(i) {
+				continue
+			}
+			rec, created, err := s.put(ctx, tx, p, ok[i].u, ok[i].draft, ok[i].aliasKeys, &retired)
+			var e *Error
+			if errors.As(err, &e) {
+				out[i].Err = err // broke a rule before writing anything: skip it
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			out[i].Record, out[i].Created = rec, created
+		}
+		return nil
+	}
+	tt, early := s.store.(TurnTaker)
+	var err error
+	for attempt := 1; ; attempt++ {
+		if early {
+			err = tt.UpdateBeforeTurn(ctx, func(tx EarlyTx) error { return write(tx, tx) })
+		} else {
+			err = s.store.Update(ctx, func(tx Tx) error { return write(tx, nil) })
+		}
+		// A key taken by another process in the meantime, or a change
+		// before the turn: again, with the turn taken first.
+		if (errors.Is(err, ErrKeyTaken) || errors.Is(err, errTurnMoved)) && attempt < maxAttempts {
+			early = false
 			continue
 		}
 		break
@@ -231,13 +318,44 @@ type checkedInput struct {
 	forms     []nameForms // of the name and the aliases, for mayWriteForms
 }
 
-// putNew writes, through tx's bulk methods, the records of a batch that
-// are plainly new: none of their keys is stored, and none is a key of an
-// earlier record of the batch (that one may create it). Writing them
-// before the others in the batch changes nothing but the order of IDs and
-// history entries: their keys are disjoint from every other record's.
-// It fills in out for them, and returns which records it wrote.
-func (s *Service) putNew(ctx context.Context, tx BulkTx, p Principal, batch []NamedInput, in []checkedInput, out []PutResult) ([]bool, error) {
+// newRecords are the plainly new records of a batch, which insertNew
+// stores through a BulkTx's bulk methods and appendHistory gives their
+// history: none of their keys is stored, and none is a key of an earlier
+// record of the batch (that one may create it). Writing them before the
+// others in the batch changes nothing but the order of IDs and history
+// entries: their keys are disjoint from every other record's.
+type newRecords struct {
+	now      time.Time   // the records' Created and Updated, and their entries' Time
+	done     []bool      // by place in the batch: stored, or refused by its owner rules
+	checked  []int       // the places whose owner rules insertNew applied
+	verdicts []verdict   // what they said, for each of checked
+	idx      []int       // the places of recs
+	recs     []*Record   // stored
+	actors   []Principal // on whose behalf each was written
+	datas    [][]byte    // the history's data of each
+}
+
+// verdict is what mayWriteForms said of a record.
+type verdict struct {
+	actor Principal
+	err   string
+}
+
+func judge(actor Principal, err error) verdict {
+	if err != nil {
+		return verdict{err: err.Error()}
+	}
+	return verdict{actor: actor}
+}
+
+// wrote reports whether the records at place i of the batch is settled:
+// stored by insertNew, or refused by its rules.
+func (n *newRecords) wrote(i int) bool { return n != nil && n.done[i] }
+
+// insertNew stores the plainly new records of a batch (see newRecords)
+// with tx's bulk methods, stamped now, and fills in out for those their
+// owner rules refuse.
+func (s *Service) insertNew(ctx context.Context, tx BulkTx, p Principal, batch []NamedInput, in []checkedInput, out []PutResult, now time.Time) (*newRecords, error) {
 	all := make([]string, 0, len(batch))
 	for i := range batch {
 		if out[i].Err == nil {
@@ -255,16 +373,10 @@ func (s *Service) putNew(ctx context.Context, tx BulkTx, p Principal, batch []Na
 	if err != nil {
 		return nil, err
 	}
-	done := make([]bool, len(batch))
+	n := &newRecords{now: now, done: make([]bool, len(batch))}
 	seen := make(map[string]bool, len(all))
-	now, err := s.stamp(ctx, tx)
-	if err != nil {
-		return nil, err
-	}
-	recs := make([]*Record, 0, len(batch))
+	n.recs = make([]*Record, 0, len(batch))
 	keys := make([][]Key, 0, len(batch))
-	idx := make([]int, 0, len(batch))
-	actors := make([]Principal, 0, len(batch))
 	for i := range batch {
 		if out[i].Err != nil {
 			continue
@@ -280,8 +392,9 @@ func (s *Service) putNew(ctx context.Context, tx BulkTx, p Principal, batch []Na
 			continue
 		}
 		actor, err := mayWriteForms(auths, p, c.forms)
+		n.checked, n.verdicts = append(n.checked, i), append(n.verdicts, judge(actor, err))
 		if err != nil {
-			out[i].Err, done[i] = err, true // broke a rule: skipped, as put would
+			out[i].Err, n.done[i] = err, true // broke a rule: skipped, as put would
 			continue
 		}
 		rec := c.draft
@@ -290,49 +403,90 @@ func (s *Service) putNew(ctx context.Context, tx BulkTx, p Principal, batch []Na
 		for j, k := range c.aliasKeys {
 			rk = append(rk, Key{Key: k, Spelling: rec.Aliases[j], Role: RoleAlias, Version: urn.KeyVersion})
 		}
-		recs, keys, idx, actors = append(recs, &rec), append(keys, rk), append(idx, i), append(actors, actor)
+		n.recs, keys, n.idx, n.actors = append(n.recs, &rec), append(keys, rk), append(n.idx, i), append(n.actors, actor)
 	}
-	if len(recs) == 0 {
-		return done, nil
+	if len(n.recs) == 0 {
+		return n, nil
 	}
 	// The history's data, which holds no ID, is encoded while the store
 	// inserts the records (mostly a wait on a server, or the store's work
 	// on another processor): from copies, since InsertRecords sets the IDs.
-	datas := make([][]byte, len(recs))
+	n.datas = make([][]byte, len(n.recs))
 	marshaled := make(chan error, 1)
-	snap := make([]Record, len(recs))
-	for j, rec := range recs {
+	snap := make([]Record, len(n.recs))
+	for j, rec := range n.recs {
 		snap[j] = *rec
 	}
 	go func() {
 		for j := range snap {
 			var err error
-			if datas[j], err = snap[j].MarshalJSON(); err != nil { // = json.Marshal(rec), without re-compacting its output
+			if n.datas[j], err = snap[j].MarshalJSON(); err != nil { // = json.Marshal(rec), without re-compacting its output
 				marshaled <- err
 				return
 			}
 		}
 		marshaled <- nil
 	}()
-	err = tx.InsertRecords(ctx, recs, keys)
+	err = tx.InsertRecords(ctx, n.recs, keys)
 	if merr := <-marshaled; err == nil {
 		err = merr
 	}
 	if err != nil {
 		return nil, err
 	}
-	entries := make([]*Entry, len(recs))
-	for j, rec := range recs {
-		entries[j] = &Entry{Time: now, Action: ActionNameCreate, Subject: rec.URN, RecordID: rec.ID,
-			AuthorityID: rec.AuthorityID, Actor: actors[j].Actor(), Data: datas[j]}
+	for _, i := range n.idx {
+		n.done[i] = true
+	}
+	return n, nil
+}
+
+// stillHold checks, once the transaction has taken its turn, what
+// insertNew read before it: the history has no entry later than the
+// records' stamp (entries' times never go back, and a record's Updated is
+// its entry's Time), and the owner rules say of each record what they
+// said then. Otherwise errTurnMoved. The keys need no check: the store's
+// unique index refused any that another writer stored in between.
+func (n *newRecords) stillHold(ctx context.Context, tx Tx, p Principal, in []checkedInput) error {
+	if n == nil {
+		return nil
+	}
+	head, err := tx.Head(ctx)
+	if err != nil {
+		return err
+	}
+	if head.Time.After(n.now) {
+		return errTurnMoved
+	}
+	auths, err := tx.Authorities(ctx)
+	if err != nil {
+		return err
+	}
+	for j, i := range n.checked {
+		if judge(mayWriteForms(auths, p, in[i].forms)) != n.verdicts[j] {
+			return errTurnMoved
+		}
+	}
+	return nil
+}
+
+// appendHistory appends the history of the records insertNew stored, and
+// fills in their results.
+func (n *newRecords) appendHistory(ctx context.Context, tx BulkTx, out []PutResult) error {
+	if n == nil || len(n.recs) == 0 {
+		return nil
+	}
+	entries := make([]*Entry, len(n.recs))
+	for j, rec := range n.recs {
+		entries[j] = &Entry{Time: n.now, Action: ActionNameCreate, Subject: rec.URN, RecordID: rec.ID,
+			AuthorityID: rec.AuthorityID, Actor: n.actors[j].Actor(), Data: n.datas[j]}
 	}
 	if err := tx.AppendAll(ctx, entries); err != nil {
-		return nil, err
+		return err
 	}
-	for j, i := range idx {
-		out[i].Record, out[i].Created, done[i] = *recs[j], true, true
+	for j, i := range n.idx {
+		out[i].Record, out[i].Created = *n.recs[j], true
 	}
-	return done, nil
+	return nil
 }
 
 // checkInput validates everything about a Put that needs no stored data,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -235,4 +236,63 @@ func carriesPassword(dsn, pw string) bool {
 		}
 	}
 	return dsnPassword.FindStringSubmatch(dsn) != nil && strings.Contains(dsnPassword.FindStringSubmatch(dsn)[2], pw)
+}
+
+// TestImportTwoBatchesAtOnceOnPostgres: on PostgreSQL an import writes two
+// batches at once, one storing its records while the one before commits,
+// and the outcome is still that of the file's order: a name written again
+// two lines on has the later row's locations, a name withdrawn and then
+// given again is refused, an alias taken by an earlier row is refused; the
+// many batches after them are all written, and the history verifies.
+func TestImportTwoBatchesAtOnceOnPostgres(t *testing.T) {
+	hermetic(t)
+	cluster := pgtest.Start(t, pgtest.Options{})
+	dsn := cluster.NewDB(t)
+	cli(t, exitOK, "authority", "add", "--db", dsn, "Example", "urn:example:")
+	var b strings.Builder
+	for _, l := range []string{ // --batch 2: lines 1–2, 3–4, …
+		`{"urn":"urn:example:a","locations":[{"url":"https://example.org/a/1"}]}`,
+		`{"urn":"urn:example:b","locations":[{"url":"https://example.org/b"}]}`,
+		`{"urn":"urn:example:c","locations":[{"url":"https://example.org/c"}]}`,
+		`{"urn":"URN:EXAMPLE:a","locations":[{"url":"https://example.org/a/2"}]}`, // a again, the batch before's
+		`{"urn":"urn:example:d","locations":[{"url":"https://example.org/d"}],"status":"withdrawn","reason":"gone"}`,
+		`{"urn":"urn:example:e","locations":[{"url":"https://example.org/e"}]}`,
+		`{"urn":"urn:example:d","locations":[{"url":"https://example.org/d/2"}]}`,                           // 7: withdrawn the batch before
+		`{"urn":"urn:example:f","aliases":["urn:example:c"],"locations":[{"url":"https://example.org/f"}]}`, // 8: c's name
+	} {
+		b.WriteString(l + "\n")
+	}
+	const more = 400
+	for i := range more {
+		fmt.Fprintf(&b, `{"urn":"urn:example:n-%04d","locations":[{"url":"https://example.org/n/%d"}]}`+"\n", i, i)
+	}
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	if err := os.WriteFile(in, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errs := cli(t, exitInvalid, "import", "--db", dsn, "--batch", "2", "--quiet", in)
+	if !strings.Contains(out, fmt.Sprintf("imported %d records", 6+more)) || !strings.Contains(out, "1 withdrawn; 2 bad rows skipped") {
+		t.Fatalf("import: %s%s", out, errs)
+	}
+	if !strings.Contains(errs, "line 7: ") || !strings.Contains(errs, "line 8: ") || strings.Count(errs, "(skipped)") != 2 {
+		t.Fatalf("import's stderr: %s", errs)
+	}
+	want := map[string]string{
+		"urn:example:a": "https://example.org/a/2",
+		"urn:example:d": "withdrawn",
+		"urn:example:f": "no record for urn:example:f",
+	}
+	for name, w := range want {
+		code := exitOK
+		if strings.HasPrefix(w, "no record") {
+			code = exitInvalid
+		}
+		out, errs := cli(t, code, "lookup", "--db", dsn, name)
+		if !strings.Contains(out+errs, w) {
+			t.Errorf("lookup %s: %s%s", name, out, errs)
+		}
+	}
+	if out, _ := cli(t, exitOK, "verify", "--db", dsn); !strings.Contains(out, fmt.Sprintf("%d records", 5+more)) {
+		t.Fatalf("verify: %s", out)
+	}
 }

@@ -87,17 +87,18 @@ func (t *tx) InsertRecords(ctx context.Context, recs []*resolver.Record, keys []
 		return nil
 	}
 	t.wrote = true
-	// The IDs: a run of len(recs) values of the records' sequence, taken
-	// by moving it on past them at once. Nobody takes a value in between:
-	// records are inserted only in Update, under the head lock, as here;
-	// and if somebody did, the primary key would refuse the second use of
-	// an ID, not store it twice.
-	var last int64
-	if err := t.tx.QueryRow(ctx, `SELECT setval(s, nextval(s) + $1 - 1)
-		FROM CAST(pg_get_serial_sequence('records', 'id') AS regclass) AS s`, int64(len(recs))).Scan(&last); err != nil {
+	// The IDs: len(recs) values of the records' sequence in one
+	// statement. They are consecutive unless another transaction takes
+	// values at the same time (an early one, before its turn: see
+	// UpdateBeforeTurn), which nothing here needs.
+	var ids []int64
+	if err := t.tx.QueryRow(ctx, `SELECT array_agg(nextval(s) ORDER BY n) FROM generate_series(1, $1) AS n,
+		CAST(pg_get_serial_sequence('records', 'id') AS regclass) AS s`, len(recs)).Scan(&ids); err != nil {
 		return err
 	}
-	first := last - int64(len(recs)) + 1
+	if len(ids) != len(recs) {
+		return fmt.Errorf("postgres: InsertRecords: %d IDs for %d records", len(ids), len(recs))
+	}
 	// The records' rows are encoded in pgconn's goroutine while the
 	// server stores the rows before them (copyIn returns once the encoder
 	// is done), and with them what the other tables' rows need: IDs, the
@@ -110,7 +111,7 @@ func (t *tx) InsertRecords(ctx context.Context, recs []*resolver.Record, keys []
 	ks := make([]*resolver.Key, 0, len(recs))
 	err := copyIn(ctx, t.tx, "records", recordColumns, len(recs), func(i int, c *copyRows) {
 		r := recs[i]
-		r.ID = first + int64(i)
+		r.ID = ids[i]
 		for j, l := range r.Locations {
 			if !slices.ContainsFunc(r.Locations[:j], func(m resolver.Location) bool { return m.Key == l.Key }) {
 				locs = append(locs, loc{l.Key, r.ID})
@@ -189,7 +190,9 @@ func (t *tx) AppendAll(ctx context.Context, entries []*resolver.Entry) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	t.wrote = true
+	if err := t.write(ctx); err != nil {
+		return err
+	}
 	// Each entry is sealed as its row is encoded, in order, in pgconn's
 	// goroutine while the server stores the rows before (copyIn returns
 	// only when the encoder is done).

@@ -30,6 +30,21 @@ const maxRetries = 5
 // commit order) with the version and the lookup keys the change touched,
 // which the other processes' caches drop (see Watch).
 func (s *Store) Update(ctx context.Context, fn func(resolver.Tx) error) error {
+	return s.run(ctx, false, func(t *tx) error { return fn(t) })
+}
+
+// UpdateBeforeTurn implements resolver.TurnTaker: the transaction locks
+// the head row only when fn calls TakeTurn, or when it first writes
+// anything but InsertRecords' rows. Until then it holds no lock another
+// writer waits for, and its rows, uncommitted, are seen by nobody; a
+// writer that stores one of its keys meanwhile waits for it at the
+// unique index (and a deadlock between the two, the other writer holding
+// the head lock, is detected by the server and retried here).
+func (s *Store) UpdateBeforeTurn(ctx context.Context, fn func(resolver.EarlyTx) error) error {
+	return s.run(ctx, true, func(t *tx) error { return fn(t) })
+}
+
+func (s *Store) run(ctx context.Context, early bool, fn func(*tx) error) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
@@ -38,7 +53,7 @@ func (s *Store) Update(ctx context.Context, fn func(resolver.Tx) error) error {
 	var err error
 	for attempt := 1; ; attempt++ {
 		var version int64
-		version, err = s.update(ctx, fn)
+		version, err = s.update(ctx, early, fn)
 		if err == nil {
 			raise(&s.committed, version)
 			if c, ok := ctx.Value(commitKey{}).(*Commit); ok {
@@ -54,24 +69,26 @@ func (s *Store) Update(ctx context.Context, fn func(resolver.Tx) error) error {
 	return mapErr(err)
 }
 
-func (s *Store) update(ctx context.Context, fn func(resolver.Tx) error) (int64, error) {
+func (s *Store) update(ctx context.Context, early bool, fn func(*tx) error) (int64, error) {
 	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
 		return 0, err
 	}
 	defer ptx.Rollback(context.WithoutCancel(ctx))
 	t := &tx{reader: reader{ptx}, tx: ptx, keys: map[string]bool{}, recs: map[int64]bool{}}
-	if err := ptx.QueryRow(ctx, `SELECT seq, hash, version FROM head WHERE id = 1 FOR UPDATE`).Scan(&t.seq, &t.hash, &t.version); err != nil {
-		return 0, err
-	}
-	if len(t.hash) == 0 {
-		t.hash = nil
+	if !early {
+		if err := t.TakeTurn(ctx); err != nil {
+			return 0, err
+		}
 	}
 	if err := fn(t); err != nil {
 		return 0, err
 	}
 	if !t.wrote {
 		return t.version, ptx.Commit(ctx)
+	}
+	if err := t.TakeTurn(ctx); err != nil { // (an early one that wrote only rows)
+		return 0, err
 	}
 	t.version++
 	payloads, err := t.payloads(ctx)
@@ -84,6 +101,32 @@ func (s *Store) update(ctx context.Context, fn func(resolver.Tx) error) (int64, 
 		return 0, err
 	}
 	return t.version, ptx.Commit(ctx)
+}
+
+// TakeTurn implements resolver.EarlyTx: it locks the head row, which
+// every writer locks before it writes anything but an early
+// transaction's rows, and reads the history's head and the directory's
+// version under the lock.
+func (t *tx) TakeTurn(ctx context.Context) error {
+	if t.turned {
+		return nil
+	}
+	if err := t.tx.QueryRow(ctx, `SELECT seq, hash, version FROM head WHERE id = 1 FOR UPDATE`).Scan(&t.seq, &t.hash, &t.version); err != nil {
+		return err
+	}
+	if len(t.hash) == 0 {
+		t.hash = nil
+	}
+	t.turned = true
+	t.authsOK = false // read before the turn: read again
+	return nil
+}
+
+// write marks the transaction as one that changes something, after
+// taking its turn.
+func (t *tx) write(ctx context.Context) error {
+	t.wrote = true
+	return t.TakeTurn(ctx)
 }
 
 // channel is the NOTIFY channel of committed changes.
@@ -196,6 +239,7 @@ type tx struct {
 	seq     int64  // the history's last Seq, as this transaction leaves it
 	hash    []byte // and its Hash
 	version int64
+	turned  bool // the head row is locked: seq, hash and version are read
 	wrote   bool
 	keys    map[string]bool      // lookup keys changed
 	recs    map[int64]bool       // records changed (their keys are looked up at commit)
@@ -208,7 +252,9 @@ type tx struct {
 }
 
 func (t *tx) exec(ctx context.Context, sql string, args ...any) (int64, error) {
-	t.wrote = true
+	if err := t.write(ctx); err != nil {
+		return 0, err
+	}
 	tag, err := t.tx.Exec(ctx, sql, args...)
 	return tag.RowsAffected(), err
 }
@@ -236,7 +282,8 @@ func (t *tx) Authority(ctx context.Context, id int64) (resolver.Authority, error
 
 // Authorities reads the authorities once per transaction: the Service
 // asks for every record of a batch, and nobody else changes them while
-// this transaction holds the head lock (its own changes reset the copy).
+// this transaction holds the head lock (its own changes reset the copy,
+// and so does TakeTurn, for what an early transaction read before it).
 func (t *tx) Authorities(ctx context.Context) ([]resolver.Authority, error) {
 	if !t.authsOK {
 		as, err := t.authorities(ctx)
@@ -266,6 +313,9 @@ func (t *tx) Log(ctx context.Context, after int64, limit int) ([]resolver.Entry,
 	return t.log(ctx, after, limit)
 }
 func (t *tx) Head(ctx context.Context) (resolver.Entry, error) {
+	if err := t.TakeTurn(ctx); err != nil {
+		return resolver.Entry{}, err
+	}
 	if t.seq == 0 {
 		return resolver.Entry{}, nil
 	}
@@ -350,7 +400,9 @@ func locationKeys(r *resolver.Record) []string {
 }
 
 func (t *tx) InsertRecord(ctx context.Context, r *resolver.Record) error {
-	t.wrote = true
+	if err := t.write(ctx); err != nil {
+		return err
+	}
 	// One statement, one round trip: the record, then its location keys.
 	return t.tx.QueryRow(ctx, `WITH r AS (INSERT INTO records (urn, key, aliases, loc_urls, loc_types, loc_labels, loc_keys,
 		metadata, status, redirect, successor, reason, authority_id, created, updated)
@@ -360,7 +412,9 @@ func (t *tx) InsertRecord(ctx context.Context, r *resolver.Record) error {
 }
 
 func (t *tx) UpdateRecord(ctx context.Context, r resolver.Record) error {
-	t.wrote = true
+	if err := t.write(ctx); err != nil {
+		return err
+	}
 	var oldKeys []string
 	err := t.tx.QueryRow(ctx, `WITH old AS (SELECT `+colLocKeys+` AS loc_keys FROM records r WHERE r.id = $1)
 		UPDATE records SET urn = $2, key = $3, aliases = $4, loc_urls = $5, loc_types = $6,
@@ -402,12 +456,14 @@ func (t *tx) PutKey(ctx context.Context, k resolver.Key) error {
 	// record's key; a key held by another record leaves it alone and
 	// returns no row. A unique violation from a concurrent insert is
 	// ErrKeyTaken too (mapErr).
+	if err := t.write(ctx); err != nil {
+		return err
+	}
 	var id int64
 	err := t.tx.QueryRow(ctx, `INSERT INTO keys AS k (key, spelling, record_id, role, version) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (key) DO UPDATE SET spelling = excluded.spelling, role = excluded.role, version = excluded.version
 		WHERE k.record_id = excluded.record_id
 		RETURNING record_id`, k.Key, spellingArg(k), k.RecordID, string(k.Role), k.Version).Scan(&id)
-	t.wrote = true
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("%w: key %s belongs to another record", resolver.ErrKeyTaken, k.Key)
 	}
@@ -425,7 +481,10 @@ func (t *tx) DeleteKey(ctx context.Context, key string) error {
 }
 
 func (t *tx) InsertAuthority(ctx context.Context, a *resolver.Authority) error {
-	t.wrote, t.authsOK = true, false
+	if err := t.write(ctx); err != nil {
+		return err
+	}
+	t.authsOK = false
 	return t.tx.QueryRow(ctx, `INSERT INTO authorities (name, prefixes, created, updated) VALUES ($1, $2, $3, $4) RETURNING id`,
 		a.Name, nonNilStrings(a.Prefixes), a.Created, a.Updated).Scan(&a.ID)
 }
@@ -455,7 +514,9 @@ func nullTime(t time.Time) *time.Time {
 }
 
 func (t *tx) InsertToken(ctx context.Context, tok *resolver.Token) error {
-	t.wrote = true
+	if err := t.write(ctx); err != nil {
+		return err
+	}
 	return t.tx.QueryRow(ctx, `INSERT INTO tokens (authority_id, label, hash, created, revoked) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
 		tok.AuthorityID, tok.Label, nonNil(tok.Hash), tok.Created, nullTime(tok.Revoked)).Scan(&tok.ID)
 }
@@ -470,7 +531,9 @@ func (t *tx) UpdateToken(ctx context.Context, tok resolver.Token) error {
 }
 
 func (t *tx) InsertRule(ctx context.Context, r *resolver.Rule) error {
-	t.wrote = true
+	if err := t.write(ctx); err != nil {
+		return err
+	}
 	// ON CONFLICT keeps the transaction usable after a taken prefix (the
 	// Service turns ErrKeyTaken into a 409 inside the same transaction).
 	err := t.tx.QueryRow(ctx, `INSERT INTO rules (prefix, target, created) VALUES ($1, $2, $3)
