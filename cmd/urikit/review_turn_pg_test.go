@@ -58,3 +58,51 @@ func TestImportWithdrawalThenReuseTwoBatchesLater(t *testing.T) {
 		t.Errorf("the history of the name withdrawn at line %d: %s, want name.create name.withdraw", size, actions)
 	}
 }
+
+// TestImportOfUpdatesWritesEachBatchOnce (review of 47b2d1d): a batch
+// stamps the records it puts after its turn (updates) with the clock's
+// time then, later than the time the next batch, started as soon as this
+// one took its turn, read before its own turn. So the next batch finds an
+// entry later than its stamp (stillHold), rolls back the records it
+// stored and writes the whole batch again, turn first; its second attempt
+// stamps later still than the batch after it read, and so on: from the
+// first update on, every batch is written twice. The records' sequence
+// counts the IDs the rolled-back attempts took.
+func TestImportOfUpdatesWritesEachBatchOnce(t *testing.T) {
+	hermetic(t)
+	cluster := pgtest.Start(t, pgtest.Options{})
+	dsn := cluster.NewDB(t)
+	cli(t, exitOK, "authority", "add", "--db", dsn, "Example", "urn:example:")
+	const batches, size = 20, 200
+	dir := t.TempDir()
+	var first, second strings.Builder
+	for i := range batches { // names that the second import updates, one in each of its batches
+		fmt.Fprintf(&first, `{"urn":"urn:example:u-%04d","locations":[{"url":"https://example.org/u/%d"}]}`+"\n", i, i)
+	}
+	for i := range batches {
+		fmt.Fprintf(&second, `{"urn":"urn:example:u-%04d","locations":[{"url":"https://example.org/u/%d/2"}]}`+"\n", i, i)
+		for j := range size - 1 {
+			fmt.Fprintf(&second, `{"urn":"urn:example:n-%04d-%04d","locations":[{"url":"https://example.org/n/%d/%d"}]}`+"\n", i, j, i, j)
+		}
+	}
+	for name, b := range map[string]*strings.Builder{"first.jsonl": &first, "second.jsonl": &second} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cli(t, exitOK, "import", "--db", dsn, "--quiet", filepath.Join(dir, "first.jsonl"))
+	cli(t, exitOK, "import", "--db", dsn, "--batch", fmt.Sprint(size), "--quiet", filepath.Join(dir, "second.jsonl"))
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var stored, taken int64
+	if err := conn.QueryRow(context.Background(), `SELECT count(*), (SELECT last_value FROM records_id_seq) FROM records`).Scan(&stored, &taken); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d records stored, %d IDs taken", stored, taken)
+	if wasted := taken - stored; wasted > size {
+		t.Errorf("%d IDs taken by rolled-back attempts: %.1f of %d batches written twice", wasted, float64(wasted)/(size-1), batches)
+	}
+}
