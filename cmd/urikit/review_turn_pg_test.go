@@ -6,11 +6,18 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/urikit/urikit/internal/pgtest"
+	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/postgres"
+	"github.com/urikit/urikit/resolver/recordio"
+	"github.com/urikit/urikit/urn"
 )
 
 // TestImportWithdrawalThenReuseTwoBatchesLater (review of 47b2d1d): a
@@ -104,5 +111,114 @@ func TestImportOfUpdatesWritesEachBatchOnce(t *testing.T) {
 	t.Logf("%d records stored, %d IDs taken", stored, taken)
 	if wasted := taken - stored; wasted > size {
 		t.Errorf("%d IDs taken by rolled-back attempts: %.1f of %d batches written twice", wasted, float64(wasted)/(size-1), batches)
+	}
+}
+
+// slowRetryStore delays the first Update the service runs (on this store
+// the import's batches run UpdateBeforeTurn; an Update is a batch written
+// again, turn first) until released: a retry that is slow to come back,
+// as a whole batch written again after a deadlock (Store.run runs it
+// early again) or a busy client is.
+type slowRetryStore struct {
+	*postgres.Store
+	once    sync.Once
+	release chan struct{}
+}
+
+func (s *slowRetryStore) Update(ctx context.Context, fn func(resolver.Tx) error) error {
+	s.once.Do(func() { <-s.release })
+	return s.Store.Update(ctx, fn)
+}
+
+// TestImportRetryOfABatchAfterItsTurn (review of 47b2d1d): Turned closes
+// when a batch's first attempt takes its turn, even if that attempt is
+// then rolled back (errTurnMoved here: the batch's stamp is older than
+// the history's head) and written again. The batch after it (sharing no
+// name) commits meanwhile; the batch after that one waits only for its
+// direct predecessor, so it is written before the retry, and of two rows
+// of one name, two batches apart, the earlier one wins.
+func TestImportRetryOfABatchAfterItsTurn(t *testing.T) {
+	hermetic(t)
+	ctx := context.Background()
+	cluster := pgtest.Start(t, pgtest.Options{})
+	dsn := cluster.NewDB(t)
+	open := func() *postgres.Store {
+		st, err := postgres.Open(ctx, dsn, postgres.Options{Timeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	ten := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	setup := resolver.New(open(), resolver.Options{AdminToken: "admin", Clock: func() time.Time { return ten }})
+	admin, _ := setup.Authenticate(ctx, "admin")
+	if _, _, err := setup.CreateAuthority(ctx, admin, "Example", []string{"urn:example:"}); err != nil {
+		t.Fatal(err)
+	}
+	loc := func(u string) resolver.RecordInput {
+		return resolver.RecordInput{Locations: []resolver.Location{{URL: u}}}
+	}
+	if _, _, err := setup.Put(ctx, resolver.Operator, "urn:example:k", loc("https://example.org/k/0")); err != nil {
+		t.Fatal(err)
+	}
+	// The importer's clock reads 9:00 once (batch 0's stamp before its
+	// turn, older than the 10:00 head), then 11:00.
+	var calls atomic.Int32
+	clock := func() time.Time {
+		if calls.Add(1) == 1 {
+			return ten.Add(-time.Hour)
+		}
+		return ten.Add(time.Hour)
+	}
+	st := &slowRetryStore{Store: open(), release: make(chan struct{})}
+	l := &localSink{svc: resolver.New(st, resolver.Options{Clock: clock})}
+	item := func(line int, name, u string) []recordio.Item {
+		return []recordio.Item{{NamedInput: resolver.NamedInput{URN: name, RecordInput: loc(u)}, Status: resolver.Active, Line: line, EndLine: line}}
+	}
+	items := [][]recordio.Item{
+		item(1, "urn:example:k", "https://example.org/k/line-1"),
+		item(2, "urn:example:other", "https://example.org/other"),
+		item(3, "urn:example:k", "https://example.org/k/line-3"),
+	}
+	var preps []any
+	for _, it := range items { // in order, as the importer's preparing stage
+		preps = append(preps, l.prepare(it))
+	}
+	// The importer's two writers: A takes batch 0; B batch 1, then batch 2.
+	errs := make(chan error, 3)
+	aDone := make(chan struct{})
+	go func() {
+		defer close(aDone)
+		_, err := l.write(ctx, items[0], preps[0])
+		errs <- err
+	}()
+	bDone := make(chan struct{})
+	go func() {
+		defer close(bDone)
+		for i := 1; i <= 2; i++ {
+			_, err := l.write(ctx, items[i], preps[i])
+			errs <- err
+		}
+	}()
+	select { // batch 2 done, or waiting for batch 0 (as it should)
+	case <-bDone:
+	case <-time.After(3 * time.Second):
+	}
+	close(st.release)
+	<-aDone
+	<-bDone
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec, err := l.svc.Lookup(ctx, urn.MustParse("urn:example:k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.Locations[0].URL; got != "https://example.org/k/line-3" {
+		t.Errorf("urn:example:k resolves to %s, the row of line 1; line 3 comes later in the file", got)
 	}
 }
