@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/urikit/urikit/urn"
@@ -55,6 +56,8 @@ type Service struct {
 
 	adminMu   sync.Mutex
 	adminHash []byte // cached SHA-256 of the generated admin token
+
+	stampFloor atomic.Int64 // the latest stamp given, in Unix nanoseconds
 }
 
 // New returns a Service over store.
@@ -108,7 +111,32 @@ func (s *Service) stamp(ctx context.Context, tx Tx) (time.Time, error) {
 	if now.Before(head.Time) {
 		now = head.Time.UTC()
 	}
+	s.raiseStampFloor(now)
 	return now, nil
+}
+
+// earlyStamp is the stamp of a batch written before its transaction's
+// turn (TurnTaker), when the head's time cannot be read yet: now, or the
+// latest stamp this Service gave, if that is later (its clock behind a
+// head time that it met). The check after the turn (stillHold) holds the
+// stamp to the head's time.
+func (s *Service) earlyStamp() time.Time {
+	now := s.now()
+	if floor := time.Unix(0, s.stampFloor.Load()).UTC(); now.Before(floor) {
+		now = floor
+	}
+	s.raiseStampFloor(now)
+	return now
+}
+
+func (s *Service) raiseStampFloor(t time.Time) {
+	n := t.UnixNano()
+	for {
+		old := s.stampFloor.Load()
+		if n <= old || s.stampFloor.CompareAndSwap(old, n) {
+			return
+		}
+	}
 }
 
 // Invalidate drops cached lookups of the given keys; a store that learns of

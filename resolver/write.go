@@ -74,7 +74,7 @@ func (s *Service) Put(ctx context.Context, p Principal, name string, in RecordIn
 			}
 			var err error
 			retired = retired[:0]
-			out, created, err = s.put(ctx, tx, p, u, draft, aliasKeys, &retired)
+			out, created, err = s.put(ctx, tx, p, u, draft, aliasKeys, &retired, time.Time{})
 			return err
 		})
 		if errors.Is(err, ErrKeyTaken) && attempt < maxAttempts {
@@ -219,6 +219,11 @@ func (s *Service) PutPrepared(ctx context.Context, pb *PreparedBatch) ([]PutResu
 	write := func(tx Tx, early EarlyTx) error {
 		out = slices.Clone(res)
 		retired = retired[:0]
+		// Every change of the batch is stamped with one time, taken
+		// before the batch lets the next one start (markTurned): the
+		// next one's stamp is then never earlier than this one's
+		// entries, and its check after its turn holds.
+		var now time.Time
 		var fresh *newRecords
 		if early != nil {
 			// Before the turn, only the plainly new records' rows; the
@@ -229,32 +234,38 @@ func (s *Service) PutPrepared(ctx context.Context, pb *PreparedBatch) ([]PutResu
 			if err := s.mayStoreLocationKeys(ctx, tx); err != nil {
 				return err
 			}
+			now = s.earlyStamp()
 			var err error
-			if fresh, err = s.insertNew(ctx, early, p, batch, ok, out, s.now()); err != nil {
+			if fresh, err = s.insertNew(ctx, early, p, batch, ok, out, now); err != nil {
 				return err
 			}
 			if err := early.TakeTurn(ctx); err != nil {
 				return err
 			}
+		} else {
+			var err error
+			if now, err = s.stamp(ctx, tx); err != nil {
+				return err
+			}
 		}
-		pb.markTurned()
 		if err := stillValid(ctx, tx, p); err != nil {
 			return err
 		}
 		if err := s.mayStoreLocationKeys(ctx, tx); err != nil {
 			return err
 		}
+		if early != nil {
+			if err := s.stillHold(ctx, tx, p, ok, now, fresh); err != nil {
+				return err
+			}
+		}
+		pb.markTurned()
 		if btx, isBulk := tx.(BulkTx); isBulk {
 			if early == nil {
-				now, err := s.stamp(ctx, tx)
-				if err != nil {
-					return err
-				}
+				var err error
 				if fresh, err = s.insertNew(ctx, btx, p, batch, ok, out, now); err != nil {
 					return err
 				}
-			} else if err := fresh.stillHold(ctx, tx, p, ok); err != nil {
-				return err
 			}
 			if err := fresh.appendHistory(ctx, btx, out); err != nil {
 				return err
@@ -264,7 +275,7 @@ func (s *Service) PutPrepared(ctx context.Context, pb *PreparedBatch) ([]PutResu
 			if out[i].Err != nil || fresh.wrote(i) {
 				continue
 			}
-			rec, created, err := s.put(ctx, tx, p, ok[i].u, ok[i].draft, ok[i].aliasKeys, &retired)
+			rec, created, err := s.put(ctx, tx, p, ok[i].u, ok[i].draft, ok[i].aliasKeys, &retired, now)
 			var e *Error
 			if errors.As(err, &e) {
 				out[i].Err = err // broke a rule before writing anything: skip it
@@ -440,22 +451,23 @@ func (s *Service) insertNew(ctx context.Context, tx BulkTx, p Principal, batch [
 	return n, nil
 }
 
-// stillHold checks, once the transaction has taken its turn, what
-// insertNew read before it: the history has no entry later than the
-// records' stamp (entries' times never go back, and a record's Updated is
-// its entry's Time), and the owner rules say of each record what they
-// said then. Otherwise errTurnMoved. The keys need no check: the store's
-// unique index refused any that another writer stored in between.
-func (n *newRecords) stillHold(ctx context.Context, tx Tx, p Principal, in []checkedInput) error {
-	if n == nil {
-		return nil
-	}
+// stillHold checks, once an early batch's transaction has taken its
+// turn, what it read before: the history has no entry later than the
+// batch's stamp, now (entries' times never go back, and a record's
+// Updated is its entry's Time), and the owner rules say of each record
+// insertNew stored or refused what they said then. Otherwise
+// errTurnMoved. The keys need no check: the store's unique index refused
+// any that another writer stored in between.
+func (s *Service) stillHold(ctx context.Context, tx Tx, p Principal, in []checkedInput, now time.Time, n *newRecords) error {
 	head, err := tx.Head(ctx)
 	if err != nil {
 		return err
 	}
-	if head.Time.After(n.now) {
+	if head.Time.After(now) {
 		return errTurnMoved
+	}
+	if n == nil {
+		return nil
 	}
 	auths, err := tx.Authorities(ctx)
 	if err != nil {
@@ -768,8 +780,9 @@ func stillValid(ctx context.Context, tx Tx, p Principal) error {
 }
 
 // put writes one record in tx; it appends to retired the keys of aliases
-// the record no longer lists.
-func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft Record, aliasKeys []string, retired *[]string) (Record, bool, error) {
+// the record no longer lists. The change is stamped at, or, when at is
+// zero, now (Service.stamp).
+func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft Record, aliasKeys []string, retired *[]string, at time.Time) (Record, bool, error) {
 	auths, err := tx.Authorities(ctx)
 	if err != nil {
 		return Record{}, false, err
@@ -819,10 +832,12 @@ func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft 
 		}
 	}
 
-	now, err := s.stamp(ctx, tx)
-	if err != nil {
-		return Record{}, false, err
+	if at.IsZero() {
+		if at, err = s.stamp(ctx, tx); err != nil {
+			return Record{}, false, err
+		}
 	}
+	now := at
 	rec := draft
 	rec.AuthorityID = p.AuthorityID
 	action := ActionNameCreate

@@ -730,15 +730,19 @@ type localSink struct {
 	last *localBatch // the batch prepared last (prepare runs in one goroutine, in order)
 }
 
-// localBatch is a batch prepared for localSink.write, linked to the one
+// localBatch is a batch prepared for localSink.write, linked to the ones
 // before it.
 type localBatch struct {
-	pb      *resolver.PreparedBatch
-	written chan struct{} // closed when write returns, or the batch is discarded
-	// before is what write waits for before it starts: the batch before
-	// has taken its turn among the store's writers (or is written), or,
-	// when the two share a name, is written, withdrawals and all.
-	before []<-chan struct{}
+	pb        *resolver.PreparedBatch
+	withdraws bool          // some of its rows are withdrawn (after PutPrepared, each in a transaction of its own)
+	written   chan struct{} // closed when write returns, or the batch is discarded
+	// What write waits for before it starts, so that the outcome is the
+	// file's order's: every channel of all, and one of any. The batch
+	// two before is written; and the batch before has let the next one
+	// start (Turned), or, when the two share a name or that one
+	// withdraws names, is written.
+	all, any    []<-chan struct{}
+	prevWritten <-chan struct{} // the written of the batch before this one
 }
 
 // concurrent: one batch at a time, or on a store whose transactions may
@@ -775,12 +779,19 @@ func (l *localSink) prepare(items []recordio.Item) any {
 		in[i] = it.NamedInput
 	}
 	b := &localBatch{pb: l.svc.PrepareMany(resolver.Operator, in), written: make(chan struct{})}
+	for _, it := range items {
+		b.withdraws = b.withdraws || it.Status == resolver.Withdrawn
+	}
 	if prev := l.last; prev != nil {
-		if b.pb.Shares(prev.pb) {
-			b.before = []<-chan struct{}{prev.written}
-		} else {
-			b.before = []<-chan struct{}{prev.written, prev.pb.Turned()}
+		if prev.prevWritten != nil {
+			b.all = append(b.all, prev.prevWritten)
 		}
+		if prev.withdraws || b.pb.Shares(prev.pb) {
+			b.all = append(b.all, prev.written)
+		} else {
+			b.any = []<-chan struct{}{prev.written, prev.pb.Turned()}
+		}
+		b.prevWritten = prev.written
 	}
 	l.last = b
 	return b
@@ -799,17 +810,15 @@ func (l *localSink) write(ctx context.Context, items []recordio.Item, prep any) 
 		b = &localBatch{pb: l.svc.PrepareMany(resolver.Operator, in), written: make(chan struct{})}
 	}
 	defer close(b.written)
-	// The batches take their turns in the order of the file: this one
-	// starts once the one before has taken its own (any of before).
-	if len(b.before) == 1 {
-		<-b.before[0]
-	} else if len(b.before) == 2 {
+	for _, c := range b.all {
+		<-c
+	}
+	if len(b.any) == 2 {
 		select {
-		case <-b.before[0]:
-		case <-b.before[1]:
+		case <-b.any[0]:
+		case <-b.any[1]:
 		}
 	}
-	b.before = nil // and the batch before is garbage once written
 	res, err := l.svc.PutPrepared(ctx, b.pb)
 	if err != nil {
 		return nil, err

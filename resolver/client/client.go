@@ -312,9 +312,13 @@ type RecordPage struct {
 }
 
 // Records returns one page of the directory's records, withdrawn ones
-// too, in the order they were created: those after the cursor after (0
-// for the first page), at most limit of them (0 means the server's
-// default). Admin.
+// too, in ID order, which is the order they were created in: those after
+// the cursor after (0 for the first page), at most limit of them (0 means
+// the server's default). Admin. Writers that create records at the same
+// time (an import on PostgreSQL writes two batches at once) may commit
+// them out of ID order, so pages read while names are being created are
+// no snapshot: a record can commit behind the cursor. The history is the
+// record of what changed since a point.
 func (c *Client) Records(ctx context.Context, after int64, limit int) (RecordPage, error) {
 	q := url.Values{}
 	if after > 0 {
@@ -329,7 +333,7 @@ func (c *Client) Records(ctx context.Context, after int64, limit int) (RecordPag
 }
 
 // EachRecord calls fn for every record of the directory, a page at a
-// time, in the order they were created. Admin.
+// time, in ID order (see Records). Admin.
 func (c *Client) EachRecord(ctx context.Context, fn func(resolver.Record) error) error {
 	var after int64
 	for {

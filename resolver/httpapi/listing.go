@@ -71,7 +71,8 @@ func (c *apiCall) adminRead(what string) (q url.Values, limit int, err error) {
 }
 
 // listNames is GET /api/v1/names?after=ID&limit=N (admin): the records,
-// withdrawn ones too, in ID order (the order they were created in).
+// withdrawn ones too, in ID order (the order they were created in, but
+// for records created at the same time: see client.Records).
 func (h *handler) listNames(c *apiCall) (answer, error) {
 	q, limit, err := c.adminRead("the records")
 	if err != nil {

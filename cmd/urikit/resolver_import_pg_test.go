@@ -20,13 +20,15 @@ import (
 	"github.com/urikit/urikit/urn"
 )
 
-// TestImportWithdrawalThenReuseTwoBatchesLater (review of 47b2d1d): a
-// batch's withdrawals are written after its PutPrepared returns, in
-// transactions of their own; the batch after it (sharing no name) is
-// released by Turned and the batch after that one only waits for its
-// direct predecessor. So a name withdrawn in batch N and written again in
-// batch N+2 may be written before the withdrawal: the later row, which the
-// file's order refuses (a withdrawn name is never reused), is accepted.
+// The tests of an import on PostgreSQL, which writes two batches at once
+// (localSink.concurrent): the outcome must stay that of the file's order.
+
+// TestImportWithdrawalThenReuseTwoBatchesLater: a batch's withdrawals are
+// written after its PutPrepared returns, in transactions of their own. A
+// name withdrawn in batch N and written again in batch N+2 is refused, as
+// in the file's order (a withdrawn name is never reused): the batch after
+// one that withdraws waits for it to be written, and every batch for the
+// one two before it.
 func TestImportWithdrawalThenReuseTwoBatchesLater(t *testing.T) {
 	hermetic(t)
 	cluster := pgtest.Start(t, pgtest.Options{})
@@ -66,15 +68,13 @@ func TestImportWithdrawalThenReuseTwoBatchesLater(t *testing.T) {
 	}
 }
 
-// TestImportOfUpdatesWritesEachBatchOnce (review of 47b2d1d): a batch
-// stamps the records it puts after its turn (updates) with the clock's
-// time then, later than the time the next batch, started as soon as this
-// one took its turn, read before its own turn. So the next batch finds an
-// entry later than its stamp (stillHold), rolls back the records it
-// stored and writes the whole batch again, turn first; its second attempt
-// stamps later still than the batch after it read, and so on: from the
-// first update on, every batch is written twice. The records' sequence
-// counts the IDs the rolled-back attempts took.
+// TestImportOfUpdatesWritesEachBatchOnce: a batch that updates records as
+// well as creating them is written once. Every change of a batch is
+// stamped with one time, taken before the next batch starts, so the next
+// batch's check after its turn (no entry later than its stamp) holds; a
+// batch that failed it would be rolled back and written again, turn
+// first, and the one after it too, and so on. The records' sequence
+// counts the IDs that rolled-back attempts took.
 func TestImportOfUpdatesWritesEachBatchOnce(t *testing.T) {
 	hermetic(t)
 	cluster := pgtest.Start(t, pgtest.Options{})
@@ -118,7 +118,7 @@ func TestImportOfUpdatesWritesEachBatchOnce(t *testing.T) {
 // the import's batches run UpdateBeforeTurn; an Update is a batch written
 // again, turn first) until released: a retry that is slow to come back,
 // as a whole batch written again after a deadlock (Store.run runs it
-// early again) or a busy client is.
+// early again) or on a busy machine.
 type slowRetryStore struct {
 	*postgres.Store
 	once    sync.Once
@@ -130,13 +130,12 @@ func (s *slowRetryStore) Update(ctx context.Context, fn func(resolver.Tx) error)
 	return s.Store.Update(ctx, fn)
 }
 
-// TestImportRetryOfABatchAfterItsTurn (review of 47b2d1d): Turned closes
-// when a batch's first attempt takes its turn, even if that attempt is
-// then rolled back (errTurnMoved here: the batch's stamp is older than
-// the history's head) and written again. The batch after it (sharing no
-// name) commits meanwhile; the batch after that one waits only for its
-// direct predecessor, so it is written before the retry, and of two rows
-// of one name, two batches apart, the earlier one wins.
+// TestImportRetryOfABatchAfterItsTurn: a batch whose first attempt is
+// rolled back after its turn (here: its stamp older than the history's
+// head) and written again, slowly, may let the batch after it (sharing no
+// name) commit first; the batch after that one, which shares a name with
+// the first, still waits for it to be written: of two rows of one name,
+// two batches apart, the later one wins.
 func TestImportRetryOfABatchAfterItsTurn(t *testing.T) {
 	hermetic(t)
 	ctx := context.Background()
@@ -220,5 +219,101 @@ func TestImportRetryOfABatchAfterItsTurn(t *testing.T) {
 	}
 	if got := rec.Locations[0].URL; got != "https://example.org/k/line-3" {
 		t.Errorf("urn:example:k resolves to %s, the row of line 1; line 3 comes later in the file", got)
+	}
+}
+
+// overlapStore counts the UpdateBeforeTurn transactions under way at once.
+type overlapStore struct {
+	*postgres.Store
+	now, most atomic.Int32
+}
+
+func (s *overlapStore) UpdateBeforeTurn(ctx context.Context, fn func(resolver.EarlyTx) error) error {
+	n := s.now.Add(1)
+	defer s.now.Add(-1)
+	for m := s.most.Load(); n > m && !s.most.CompareAndSwap(m, n); m = s.most.Load() {
+	}
+	return s.Store.UpdateBeforeTurn(ctx, fn)
+}
+
+// TestImportOverlapsBatches: the import's two writers do write two
+// batches at once on PostgreSQL — a batch's transaction is under way
+// while the one before it is — and every record is written once, in the
+// file's order of IDs and history.
+func TestImportOverlapsBatches(t *testing.T) {
+	hermetic(t)
+	ctx := context.Background()
+	cluster := pgtest.Start(t, pgtest.Options{})
+	dsn := cluster.NewDB(t)
+	cli(t, exitOK, "authority", "add", "--db", dsn, "Example", "urn:example:")
+	st, err := postgres.Open(ctx, dsn, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	counting := &overlapStore{Store: st}
+	l := &localSink{svc: resolver.New(counting, resolver.Options{})}
+	if n := l.concurrent(8); n != 2 {
+		t.Fatalf("%d batches at once on PostgreSQL, want 2", n)
+	}
+	const batches, size = 30, 300
+	jobs := make(chan int)
+	preps := make([]any, batches)
+	items := make([][]recordio.Item, batches)
+	for b := range batches {
+		for i := range size {
+			n := b*size + i
+			items[b] = append(items[b], recordio.Item{NamedInput: resolver.NamedInput{URN: fmt.Sprintf("urn:example:o-%05d", n),
+				RecordInput: resolver.RecordInput{Locations: []resolver.Location{{URL: fmt.Sprintf("https://example.org/o/%d", n)}}}},
+				Status: resolver.Active, Line: n + 1, EndLine: n + 1})
+		}
+		preps[b] = l.prepare(items[b]) // in order, as the importer's preparing stage
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, batches)
+	for range 2 { // the importer's two writers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range jobs {
+				res, err := l.write(ctx, items[b], preps[b])
+				for _, r := range res {
+					if err == nil && (r.err != nil || !r.created) {
+						err = fmt.Errorf("batch %d: created %v, %v", b, r.created, r.err)
+					}
+				}
+				errs <- err
+			}
+		}()
+	}
+	for b := range batches {
+		jobs <- b
+	}
+	close(jobs)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m := counting.most.Load(); m < 2 {
+		t.Errorf("at most %d batch transaction under way at once", m)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n, outOfOrder int
+	if err := conn.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE r.urn <> format('urn:example:o-%s', lpad((r.id - 1)::text, 5, '0')))
+		FROM records r JOIN log l ON l.record_id = r.id AND l.action = 'name.create'`).Scan(&n, &outOfOrder); err != nil {
+		t.Fatal(err)
+	}
+	if n != batches*size || outOfOrder != 0 {
+		t.Errorf("%d records with their history, %d not in the file's order of IDs", n, outOfOrder)
+	}
+	if out, _ := cli(t, exitOK, "verify", "--db", dsn); !strings.Contains(out, fmt.Sprintf("%d records", batches*size)) {
+		t.Fatalf("verify: %s", out)
 	}
 }
