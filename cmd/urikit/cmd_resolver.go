@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/client"
@@ -159,12 +160,24 @@ func (t *target) open(ctx context.Context, s *stdio, cmd string, create bool) (d
 				"name the directory to create with --data %s, or the server with --server URL", envServer, envData, envDB, defaultData, defaultData)
 		}
 	}
-	st, err := openStore(ctx, storeConfig{data: t.data, db: t.db, mustExist: !create, notice: s.err, cmd: cmd})
+	cfg := storeConfig{data: t.data, db: t.db, mustExist: !create, notice: s.err, cmd: cmd}
+	if cmd == "import" {
+		cfg.timeout = importTimeout
+	}
+	st, err := openStore(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	return &localDir{svc: resolver.New(st, resolver.Options{CacheSize: -1}), st: st}, nil
 }
+
+// importTimeout bounds one transaction of an import on PostgreSQL. A
+// batch's new records go in with COPY, in a fraction of a second; but a
+// batch of records already stored and changed (a file imported again after
+// edits) is written a record at a time, about half a millisecond each:
+// several seconds for a batch of 10,000, beyond the 5 s that bound a
+// request.
+const importTimeout = 5 * time.Minute
 
 // ---- over a server ----
 

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/postgres"
@@ -23,6 +24,9 @@ type storeConfig struct {
 	readDB    string // a PostgreSQL streaming replica for reads (serve)
 	mustExist bool   // refuse a data directory that holds no store yet
 	exclusive bool   // take the data directory's lock (serve)
+	// timeout bounds each call on PostgreSQL, a whole transaction
+	// included (0: the store's default, 5 s, which suits a request).
+	timeout time.Duration
 
 	// notice, when set, is told on one line ("urikit cmd: …") that opening
 	// the store migrated an older schema. Left unset by serve and migrate,
@@ -52,7 +56,7 @@ func openStoreQuiet(ctx context.Context, c storeConfig) (resolver.Store, error) 
 		if !looksLikeDSN(c.db) {
 			return nil, fmt.Errorf("--db %q: give a PostgreSQL URL such as postgres://user@host:5432/urikit", c.db)
 		}
-		st, err := postgres.Open(ctx, c.db, postgres.Options{ReadDSN: c.readDB})
+		st, err := postgres.Open(ctx, c.db, postgres.Options{ReadDSN: c.readDB, Timeout: c.timeout})
 		if err != nil {
 			return nil, fmt.Errorf("opening the database %s: %w", redactDSN(c.db), err)
 		}

@@ -317,3 +317,37 @@ func TestImportOverlapsBatches(t *testing.T) {
 		t.Fatalf("verify: %s", out)
 	}
 }
+
+// TestImportOfChangedRecordsInOneBigBatch: a file imported again after
+// its records changed is written a record at a time (they are not new),
+// which for a batch of 20,000 takes longer than the 5 s that bound a
+// request's transaction on PostgreSQL: the import's own bound is longer,
+// and every record is replaced.
+func TestImportOfChangedRecordsInOneBigBatch(t *testing.T) {
+	hermetic(t)
+	cluster := pgtest.Start(t, pgtest.Options{})
+	dsn := cluster.NewDB(t)
+	cli(t, exitOK, "authority", "add", "--db", dsn, "Example", "urn:example:")
+	const n = 20000
+	dir := t.TempDir()
+	for _, edit := range []string{"1", "2"} {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, `{"urn":"urn:example:c-%05d","locations":[{"url":"https://example.org/c/%d/%s"}]}`+"\n", i, i, edit)
+		}
+		in := filepath.Join(dir, "edit-"+edit+".jsonl")
+		if err := os.WriteFile(in, []byte(b.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		out, errs := cli(t, exitOK, "import", "--db", dsn, "--batch", fmt.Sprint(n), "--quiet", in)
+		t.Logf("edit %s: %s in %v", edit, strings.TrimSpace(out), time.Since(start).Round(time.Millisecond))
+		if errs != "" {
+			t.Fatalf("import's stderr: %s", errs)
+		}
+	}
+	out, _ := cli(t, exitOK, "lookup", "--db", dsn, fmt.Sprintf("urn:example:c-%05d", n-1))
+	if !strings.Contains(out, fmt.Sprintf("https://example.org/c/%d/2", n-1)) {
+		t.Fatalf("the last record after the second import: %s", out)
+	}
+}
