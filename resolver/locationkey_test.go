@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/urikit/urikit/internal/pgtest"
 	"github.com/urikit/urikit/resolver"
@@ -408,6 +411,54 @@ func TestMigrateLocationKeysLateWrite(t *testing.T) {
 		}
 		if _, _, err := v1.Put(ctx, m, "urn:example:a", locs("https://example.org/a/")); resolver.KindOf(err) != resolver.KindUnavailable {
 			t.Fatalf("v1's Put after the migration: %v, want unavailable", err)
+		}
+	})
+}
+
+// TestBatchStampComesAfterTheLocationKeyPin: on a new store, a build of
+// other location rules than version 1 pins its version with the first
+// batch, an entry of its own. The batch's changes are stamped after it:
+// the history's times never go back, and each record's Updated is its
+// entry's Time. The clock moves on a microsecond each time it is read,
+// as a real one does between two statements.
+func TestBatchStampComesAfterTheLocationKeyPin(t *testing.T) {
+	eachStore(t, func(t *testing.T, store resolver.Store) {
+		ctx := context.Background()
+		base := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+		var ticks atomic.Int64
+		clock := func() time.Time { return base.Add(time.Duration(ticks.Add(1)) * time.Microsecond) }
+		svc := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1, Clock: clock})
+		svc.PlayLocationRules(2, version2)
+		m := exampleMaintainer(t, svc)
+		res, err := svc.PutMany(ctx, m, []resolver.NamedInput{
+			{URN: "urn:example:a", RecordInput: locs("https://example.org/a/")},
+			{URN: "urn:example:b", RecordInput: locs("https://example.org/b/")},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		log, err := store.Log(ctx, 0, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last time.Time
+		created := 0
+		for _, e := range log {
+			if e.Time.Before(last) {
+				t.Errorf("entry %d (%s) at %s, before the entry ahead of it (%s)", e.Seq, e.Action, e.Time.Format(time.RFC3339Nano), last.Format(time.RFC3339Nano))
+			}
+			last = e.Time
+			for _, r := range res {
+				if r.Err == nil && e.RecordID == r.Record.ID && e.Action == resolver.ActionNameCreate {
+					created++
+					if !e.Time.Equal(r.Record.Updated) {
+						t.Errorf("%s: its entry at %s, its Updated %s", r.Record.URN, e.Time.Format(time.RFC3339Nano), r.Record.Updated.Format(time.RFC3339Nano))
+					}
+				}
+			}
+		}
+		if created != 2 || !slices.ContainsFunc(log, func(e resolver.Entry) bool { return e.Action == resolver.ActionLocationsMigrate }) {
+			t.Fatalf("%d records' entries, and the pin %v, in %d entries", created, slices.ContainsFunc(log, func(e resolver.Entry) bool { return e.Action == resolver.ActionLocationsMigrate }), len(log))
 		}
 	})
 }

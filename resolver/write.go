@@ -242,20 +242,22 @@ func (s *Service) PutPrepared(ctx context.Context, pb *PreparedBatch) ([]PutResu
 			if err := early.TakeTurn(ctx); err != nil {
 				return err
 			}
-		} else {
-			var err error
-			if now, err = s.stamp(ctx, tx); err != nil {
-				return err
-			}
 		}
 		if err := stillValid(ctx, tx, p); err != nil {
 			return err
 		}
+		// (A new store's first records may pin the version of location
+		// keys here, an entry of its own: the batch's stamp comes after.)
 		if err := s.mayStoreLocationKeys(ctx, tx); err != nil {
 			return err
 		}
 		if early != nil {
 			if err := s.stillHold(ctx, tx, p, ok, now, fresh); err != nil {
+				return err
+			}
+		} else {
+			var err error
+			if now, err = s.stamp(ctx, tx); err != nil {
 				return err
 			}
 		}

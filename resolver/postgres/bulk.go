@@ -22,8 +22,11 @@ import (
 // server's COPY that grows with the square of the rows it buffers (up to
 // 1,000: PostgreSQL 15 creates a slot for each anew in every COPY). On
 // 200,000 records, batches of 2,000 took about 40% more of the server's
-// processor time than batches of 10,000. A batch this size takes a few
-// tenths of a second, well within Options.Timeout.
+// processor time than batches of 10,000. A batch this size of new
+// records takes a few tenths of a second. One of records already stored
+// and changed is written a record at a time, for several seconds (urikit
+// import gives its transactions 5 minutes), and other writers wait for
+// its turn to end.
 func (s *Store) ImportBatch() int { return 10000 }
 
 // TakenKeys implements resolver.BulkTx. It first reads the stored keys

@@ -62,6 +62,9 @@ import (
 	"github.com/urikit/urikit/resolver"
 )
 
+// defaultTimeout is Options.Timeout unless set.
+const defaultTimeout = 5 * time.Second
+
 // Options configure a Store. The zero value is usable.
 type Options struct {
 	// ReadDSN, when set, is a streaming replica of the database, for
@@ -164,7 +167,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 
 func (opts Options) withDefaults() Options {
 	if opts.Timeout <= 0 {
-		opts.Timeout = 5 * time.Second
+		opts.Timeout = defaultTimeout
 	}
 	if opts.ConnectTimeout <= 0 {
 		opts.ConnectTimeout = 2 * time.Second
@@ -191,10 +194,11 @@ func newPool(ctx context.Context, dsn string, opts Options) (*pgxpool.Pool, erro
 	}
 	// Server-side backstops behind our own deadlines: no statement runs
 	// on, and no transaction sits idle holding the head lock, when its
-	// client is gone or stuck.
-	ms := strconv.FormatInt(opts.Timeout.Milliseconds(), 10)
-	rp["statement_timeout"] = ms
-	rp["idle_in_transaction_session_timeout"] = ms
+	// client is gone or stuck. A transaction is idle only between its
+	// statements, for milliseconds: a longer Timeout (an import's) does
+	// not let a stopped client hold the lock longer than the default.
+	rp["statement_timeout"] = strconv.FormatInt(opts.Timeout.Milliseconds(), 10)
+	rp["idle_in_transaction_session_timeout"] = strconv.FormatInt(min(opts.Timeout, defaultTimeout).Milliseconds(), 10)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", mapErr(err))

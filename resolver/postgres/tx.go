@@ -19,11 +19,13 @@ const maxRetries = 5
 
 // Update implements resolver.Store. The transaction runs at READ
 // COMMITTED and starts by locking the head row, which every writer locks
-// first: writers take turns across all processes on the database, so a
-// transaction's reads see everything committed before it began writing,
-// the history's Seq has no gaps, and the Service's check-then-write rules
-// hold between processes as they do in one. Uniqueness does not depend
-// on it: the unique indexes enforce it whatever the order.
+// before it writes (an import's early transaction, UpdateBeforeTurn,
+// stores its new records first): writers take turns across all processes
+// on the database, so a transaction's reads see everything committed
+// before it began writing, the history's Seq has no gaps, and the
+// Service's check-then-write rules hold between processes as they do in
+// one. Uniqueness does not depend on it: the unique indexes enforce it
+// whatever the order.
 //
 // When fn changed anything, the commit bumps the directory's version and
 // sends one notification (NOTIFY, delivered after the commit and in
