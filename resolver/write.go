@@ -166,11 +166,14 @@ func (s *Service) PrepareMany(p Principal, batch []NamedInput) *PreparedBatch {
 }
 
 // Turned returns a channel that is closed once PutPrepared's transaction
-// has taken its turn among the store's writers, or PutPrepared has
+// has taken its turn among the store's writers, found what it read before
+// the turn unchanged and stamped its changes, or once PutPrepared has
 // returned. On a store that lets a transaction store new records before
 // its turn (TurnTaker), an import starts writing its next batch then: that
 // batch stores its records while this one appends its history and
-// commits, and takes its own turn after this one has committed.
+// commits, and takes its own turn after this one has committed (unless
+// this one, failing later, is written again: batches that share no name
+// may then commit in either order).
 func (pb *PreparedBatch) Turned() <-chan struct{} { return pb.turned }
 
 func (pb *PreparedBatch) markTurned() { pb.turnOnce.Do(func() { close(pb.turned) }) }
