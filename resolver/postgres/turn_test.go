@@ -51,6 +51,24 @@ func (h *holdingStore) Update(ctx context.Context, fn func(resolver.Tx) error) e
 	})
 }
 
+// holdTurn makes holder add a delegation rule in a transaction that hs
+// holds open, the turn taken, and returns once it is; release lets it
+// commit and returns its error.
+func holdTurn(t *testing.T, hs *holdingStore, holder *resolver.Service, admin resolver.Principal) (release func() error) {
+	t.Helper()
+	held, rel := hs.hold()
+	done := make(chan error, 1)
+	go func() {
+		_, err := holder.AddRule(context.Background(), admin, "urn:other:", "https://resolver.example/")
+		done <- err
+	}()
+	<-held
+	return func() error {
+		close(rel)
+		return <-done
+	}
+}
+
 // waitingForTurn waits until a transaction waits for the head row's lock,
 // and returns its backend's process ID.
 func waitingForTurn(t *testing.T, conn *pgx.Conn) int32 {
@@ -110,13 +128,7 @@ func TestBatchStoresItsRecordsBeforeItsTurn(t *testing.T) {
 	svc := resolver.New(open(t, dsn, postgres.Options{}), resolver.Options{})
 	conn := connect(t, dsn)
 
-	held, release := hs.hold()
-	holderDone := make(chan error, 1)
-	go func() {
-		_, err := holder.AddRule(ctx, admin, "urn:other:", "https://resolver.example/")
-		holderDone <- err
-	}()
-	<-held
+	release := holdTurn(t, hs, holder, admin)
 
 	pb := svc.PrepareMany(resolver.Operator, numbered("urn:example:early-", 50))
 	type result struct {
@@ -142,8 +154,7 @@ func TestBatchStoresItsRecordsBeforeItsTurn(t *testing.T) {
 		t.Fatal("Turned closed while another writer held the turn")
 	default:
 	}
-	close(release)
-	if err := <-holderDone; err != nil {
+	if err := release(); err != nil {
 		t.Fatal(err)
 	}
 	r := <-done
@@ -298,13 +309,7 @@ func TestWriteBeforeTheTurnTakesIt(t *testing.T) {
 	hs := &holdingStore{Store: open(t, dsn, postgres.Options{})}
 	holder := resolver.New(hs, resolver.Options{AdminToken: "admin"})
 	admin, _ := holder.Authenticate(ctx, "admin")
-	held, release := hs.hold()
-	holderDone := make(chan error, 1)
-	go func() {
-		_, err := holder.AddRule(ctx, admin, "urn:other:", "https://resolver.example/")
-		holderDone <- err
-	}()
-	<-held
+	release := holdTurn(t, hs, holder, admin)
 	st := open(t, dsn, postgres.Options{})
 	var wrote time.Time
 	done := make(chan error, 1)
@@ -317,8 +322,7 @@ func TestWriteBeforeTheTurnTakesIt(t *testing.T) {
 	}()
 	waitingForTurn(t, connect(t, dsn))
 	released := time.Now()
-	close(release)
-	if err := <-holderDone; err != nil {
+	if err := release(); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {
@@ -369,13 +373,7 @@ func TestEarlyBatchAndWriterOfTheSameNameDeadlock(t *testing.T) {
 	importer := resolver.New(open(t, dsn, postgres.Options{Timeout: 20 * time.Second}), resolver.Options{})
 	conn := connect(t, dsn)
 
-	held, release := hs.hold()
-	holderDone := make(chan error, 1)
-	go func() {
-		_, err := holder.AddRule(ctx, admin, "urn:other:", "https://resolver.example/")
-		holderDone <- err
-	}()
-	<-held
+	release := holdTurn(t, hs, holder, admin)
 	// The writer queues for the turn first, then the batch stores its
 	// records and queues behind it.
 	writerDone := make(chan error, 1)
@@ -398,8 +396,7 @@ func TestEarlyBatchAndWriterOfTheSameNameDeadlock(t *testing.T) {
 		batchDone <- err
 	}()
 	waitingForTurnN(t, conn, 2)
-	close(release)
-	if err := <-holderDone; err != nil {
+	if err := release(); err != nil {
 		t.Fatal(err)
 	}
 	for name, ch := range map[string]chan error{"writer": writerDone, "batch": batchDone} {
