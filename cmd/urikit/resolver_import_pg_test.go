@@ -23,6 +23,27 @@ import (
 // The tests of an import on PostgreSQL, which writes two batches at once
 // (localSink.concurrent): the outcome must stay that of the file's order.
 
+// exampleDB is a new database on a throwaway cluster, with an authority
+// that owns urn:example:.
+func exampleDB(t *testing.T) string {
+	t.Helper()
+	hermetic(t)
+	dsn := pgtest.Start(t, pgtest.Options{}).NewDB(t)
+	cli(t, exitOK, "authority", "add", "--db", dsn, "Example", "urn:example:")
+	return dsn
+}
+
+// pgConn is a connection to dsn, closed when the test ends.
+func pgConn(t *testing.T, dsn string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
 // TestImportWithdrawalThenReuseTwoBatchesLater: a batch's withdrawals are
 // written after its PutPrepared returns, in transactions of their own. A
 // name withdrawn in batch N and written again in batch N+2 is refused, as
@@ -30,10 +51,7 @@ import (
 // one that withdraws waits for it to be written, and every batch for the
 // one two before it.
 func TestImportWithdrawalThenReuseTwoBatchesLater(t *testing.T) {
-	hermetic(t)
-	cluster := pgtest.Start(t, pgtest.Options{})
-	dsn := cluster.NewDB(t)
-	cli(t, exitOK, "authority", "add", "--db", dsn, "Example", "urn:example:")
+	dsn := exampleDB(t)
 	const size = 300
 	var b strings.Builder
 	for i := range size { // batch 0: withdrawn rows, each a Withdraw of its own after the batch's put
@@ -53,11 +71,7 @@ func TestImportWithdrawalThenReuseTwoBatchesLater(t *testing.T) {
 	if code != exitInvalid || !strings.Contains(errs, fmt.Sprintf("line %d: ", 2*size+1)) {
 		t.Errorf("line %d writes a name withdrawn at line %d: exit %d, want %d and the row refused", 2*size+1, size, code, exitInvalid)
 	}
-	conn, err := pgx.Connect(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
+	conn := pgConn(t, dsn)
 	var actions string
 	if err := conn.QueryRow(context.Background(), `SELECT string_agg(action, ' ' ORDER BY seq) FROM log WHERE subject = $1`,
 		fmt.Sprintf("urn:example:w-%04d", size-1)).Scan(&actions); err != nil {
@@ -76,10 +90,7 @@ func TestImportWithdrawalThenReuseTwoBatchesLater(t *testing.T) {
 // first, and the one after it too, and so on. The records' sequence
 // counts the IDs that rolled-back attempts took.
 func TestImportOfUpdatesWritesEachBatchOnce(t *testing.T) {
-	hermetic(t)
-	cluster := pgtest.Start(t, pgtest.Options{})
-	dsn := cluster.NewDB(t)
-	cli(t, exitOK, "authority", "add", "--db", dsn, "Example", "urn:example:")
+	dsn := exampleDB(t)
 	const batches, size = 20, 200
 	dir := t.TempDir()
 	var first, second strings.Builder
@@ -99,11 +110,7 @@ func TestImportOfUpdatesWritesEachBatchOnce(t *testing.T) {
 	}
 	cli(t, exitOK, "import", "--db", dsn, "--quiet", filepath.Join(dir, "first.jsonl"))
 	cli(t, exitOK, "import", "--db", dsn, "--batch", fmt.Sprint(size), "--quiet", filepath.Join(dir, "second.jsonl"))
-	conn, err := pgx.Connect(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
+	conn := pgConn(t, dsn)
 	var stored, taken int64
 	if err := conn.QueryRow(context.Background(), `SELECT count(*), (SELECT last_value FROM records_id_seq) FROM records`).Scan(&stored, &taken); err != nil {
 		t.Fatal(err)
@@ -241,11 +248,8 @@ func (s *overlapStore) UpdateBeforeTurn(ctx context.Context, fn func(resolver.Ea
 // while the one before it is — and every record is written once, in the
 // file's order of IDs and history.
 func TestImportOverlapsBatches(t *testing.T) {
-	hermetic(t)
 	ctx := context.Background()
-	cluster := pgtest.Start(t, pgtest.Options{})
-	dsn := cluster.NewDB(t)
-	cli(t, exitOK, "authority", "add", "--db", dsn, "Example", "urn:example:")
+	dsn := exampleDB(t)
 	st, err := postgres.Open(ctx, dsn, postgres.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -300,11 +304,7 @@ func TestImportOverlapsBatches(t *testing.T) {
 	if m := counting.most.Load(); m < 2 {
 		t.Errorf("at most %d batch transaction under way at once", m)
 	}
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := pgConn(t, dsn)
 	var n, outOfOrder int
 	if err := conn.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE r.urn <> format('urn:example:o-%s', lpad((r.id - 1)::text, 5, '0')))
 		FROM records r JOIN log l ON l.record_id = r.id AND l.action = 'name.create'`).Scan(&n, &outOfOrder); err != nil {
@@ -324,10 +324,7 @@ func TestImportOverlapsBatches(t *testing.T) {
 // request's transaction on PostgreSQL: the import's own bound is longer,
 // and every record is replaced.
 func TestImportOfChangedRecordsInOneBigBatch(t *testing.T) {
-	hermetic(t)
-	cluster := pgtest.Start(t, pgtest.Options{})
-	dsn := cluster.NewDB(t)
-	cli(t, exitOK, "authority", "add", "--db", dsn, "Example", "urn:example:")
+	dsn := exampleDB(t)
 	const n = 20000
 	dir := t.TempDir()
 	for _, edit := range []string{"1", "2"} {

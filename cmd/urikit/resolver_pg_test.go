@@ -245,10 +245,7 @@ func carriesPassword(dsn, pw string) bool {
 // given again is refused, an alias taken by an earlier row is refused; the
 // many batches after them are all written, and the history verifies.
 func TestImportTwoBatchesAtOnceOnPostgres(t *testing.T) {
-	hermetic(t)
-	cluster := pgtest.Start(t, pgtest.Options{})
-	dsn := cluster.NewDB(t)
-	cli(t, exitOK, "authority", "add", "--db", dsn, "Example", "urn:example:")
+	dsn := exampleDB(t)
 	var b strings.Builder
 	for _, l := range []string{ // --batch 2: lines 1–2, 3–4, …
 		`{"urn":"urn:example:a","locations":[{"url":"https://example.org/a/1"}]}`,
