@@ -25,6 +25,12 @@ const (
 	// ActionLocationsMigrate records that Migrate computed the location
 	// index's keys again by newer rules (LocationKeyVersion).
 	ActionLocationsMigrate Action = "locations.migrate"
+	// ActionLocationsRekey records one page of that migration: the
+	// records whose location keys it computed again, in one transaction,
+	// before the locations.migrate entry that ends it. With it every
+	// committed write appends an entry, so that the history's head moves
+	// with every change to the location index (Verify relies on it).
+	ActionLocationsRekey Action = "locations.rekey"
 	// ActionAdminToken records the fingerprint of a generated admin
 	// token's hash (the setting AdminTokenSetting), so that Verify can
 	// tell when the setting no longer holds the token that was issued.

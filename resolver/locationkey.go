@@ -128,6 +128,23 @@ func (s *Service) pinLocationVersion(ctx context.Context, tx Tx, rekeyed int) er
 	return tx.Append(ctx, &Entry{Time: now, Action: ActionLocationsMigrate, Subject: "locations", Actor: System.Actor(), Data: data})
 }
 
+// appendRekey appends the locations.rekey entry of a page of the migration
+// from version from to s's, in which n records' keys changed. The page
+// changes the location index, and the entry moves the history's head with
+// it: Verify counts the index's rows and trusts the count only when the
+// head did not move meanwhile.
+func (s *Service) appendRekey(ctx context.Context, tx Tx, from, n int) error {
+	data, err := json.Marshal(locationsRekeyJSON{Version: s.loc.version, From: from, Rekeyed: n})
+	if err != nil {
+		return err
+	}
+	now, err := s.stamp(ctx, tx)
+	if err != nil {
+		return err
+	}
+	return tx.Append(ctx, &Entry{Time: now, Action: ActionLocationsRekey, Subject: "locations", Actor: System.Actor(), Data: data})
+}
+
 func parseLocationVersion(v string) (int, error) {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 {
@@ -140,6 +157,13 @@ func parseLocationVersion(v string) (int, error) {
 type locationsMigrateJSON struct {
 	Version int `json:"version"` // the LocationKeyVersion the keys are now of
 	Rekeyed int `json:"rekeyed"` // records whose keys changed
+}
+
+// locationsRekeyJSON is the data of a locations.rekey entry.
+type locationsRekeyJSON struct {
+	Version int `json:"version"` // the LocationKeyVersion the page computed keys by
+	From    int `json:"from"`    // the version the store's keys were of
+	Rekeyed int `json:"rekeyed"` // records whose keys changed in the page
 }
 
 // locationsPage is how many records migrateLocations reads, and at most
@@ -214,7 +238,10 @@ func (s *Service) migrateLocations(ctx context.Context) (from, checked, rekeyed 
 				}
 				n++
 			}
-			return nil
+			if n == 0 {
+				return nil
+			}
+			return s.appendRekey(ctx, tx, from, n)
 		})
 		if err != nil {
 			return from, checked, rekeyed, err

@@ -3,6 +3,7 @@ package resolver_test
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/urikit/urikit/internal/pgtest"
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/memstore"
@@ -461,4 +463,113 @@ func TestBatchStampComesAfterTheLocationKeyPin(t *testing.T) {
 			t.Fatalf("%d records' entries, and the pin %v, in %d entries", created, slices.ContainsFunc(log, func(e resolver.Entry) bool { return e.Action == resolver.ActionLocationsMigrate }), len(log))
 		}
 	})
+}
+
+// TestVerifyDuringLocationMigration: a location-key migration runs while
+// Verify reads the directory. Its first page collapses two rows of a
+// record into one (the record's two URLs have one key by the newer
+// rules) after Verify read that record, and before Verify counts the
+// index; the index also holds a forged row under a key its record does not
+// list, which only a full read of the index finds. The count then equals
+// the rows the records account for, one forged row in place of the one
+// the page removed: Verify must not trust it, and finds the row because
+// the page appended an entry, which moved the history's head.
+func TestVerifyDuringLocationMigration(t *testing.T) {
+	for _, b := range []struct {
+		name string
+		open func(t *testing.T) (resolver.Store, func(sql string))
+	}{
+		{"sqlite", func(t *testing.T) (resolver.Store, func(string)) {
+			dir := t.TempDir()
+			st, err := sqlite.Open(context.Background(), dir, sqlite.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			db, err := sql.Open("sqlite", filepath.Join(dir, sqlite.FileName))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			return st, func(q string) {
+				if _, err := db.Exec(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}},
+		{"postgres", func(t *testing.T) (resolver.Store, func(string)) {
+			dsn := pgtest.Start(t, pgtest.Options{}).NewDB(t)
+			st, err := postgres.Open(context.Background(), dsn, postgres.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			conn, err := pgx.Connect(context.Background(), dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { conn.Close(context.Background()) })
+			return st, func(q string) {
+				if _, err := conn.Exec(context.Background(), q); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}},
+	} {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
+			store, exec := b.open(t)
+			v1 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+			m := exampleMaintainer(t, v1)
+			a, _, err := v1.Put(ctx, m, "urn:example:a", locs("https://example.org/c/", "https://example.org/c"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _, err := v1.Put(ctx, m, "urn:example:b", locs("https://example.org/b"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			exec(fmt.Sprintf(`INSERT INTO locations (key, record_id) VALUES ('https://evil.example/', %d)`, b.ID))
+			if recs, err := v1.ByLocation(ctx, "https://evil.example/"); err != nil || len(recs) != 1 || recs[0].ID != b.ID {
+				t.Fatalf("L2N of the forged row: %+v %v", recs, err)
+			}
+			if _, err := v1.VerifyAll(ctx, nil); err == nil {
+				t.Fatal("VerifyAll misses the forged row even without a migration")
+			}
+
+			// v2's migration stops before its last transaction (the
+			// one that pins the version) until Verify is done.
+			paged, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+			v2 := resolver.New(&beforeUpdate{Store: store, n: 2, hook: func() {
+				close(paged)
+				<-release
+			}}, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+			v2.PlayLocationRules(2, version2)
+			started := false
+			_, err = v1.VerifyAll(ctx, func(r resolver.VerifyReport) {
+				if r.Records == 2 && !started {
+					started = true
+					go func() {
+						_, err := v2.Migrate(ctx)
+						done <- err
+					}()
+					<-paged
+				}
+			})
+			close(release)
+			if !started {
+				t.Fatal("Verify never reported the records read: the migration did not run during it")
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if recs, err := v2.ByLocation(ctx, "https://example.org/c/"); err != nil || len(recs) != 1 || recs[0].ID != a.ID {
+				t.Fatalf("the page did not re-key a: %+v %v", recs, err)
+			}
+			var se *resolver.StateError
+			if !errors.As(err, &se) || se.RecordID != b.ID || !strings.Contains(se.Reason, `holds "https://evil.example/" for it`) {
+				t.Fatalf("VerifyAll during the migration: %v; want the forged row of urn:example:b", err)
+			}
+		})
+	}
 }

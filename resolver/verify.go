@@ -92,7 +92,8 @@ func (s *Service) Verify(ctx context.Context, progress func(checked int64)) (int
 // as a count of rows larger than the ones found, and then the index is
 // read through, in key order, to name the first of them. The count is
 // only trusted when the history's head did not move during the pass, so
-// that the pages and the count are of the same directory.
+// that the pages and the count are of the same directory: every write
+// appends an entry, a location-key migration one a page (locations.rekey).
 //
 // Entries appended while VerifyAll runs (on a live directory) are chained
 // on before their records are compared, so the later passes rely only on

@@ -285,6 +285,8 @@ func actionText(a resolver.Action) string {
 		return "keys migrated"
 	case resolver.ActionLocationsMigrate:
 		return "location keys migrated"
+	case resolver.ActionLocationsRekey:
+		return "location keys computed again (a page of a migration)"
 	case resolver.ActionAdminToken:
 		return "admin token generated"
 	case resolver.ActionAdminEnvironment:
