@@ -16,13 +16,15 @@
 # nginx minutes and gigabytes to load) urikit runs alone. A third server,
 # bench/httpfloor (net/http answering every name with a made-up redirect,
 # no lookup), runs on the same core in every round: the floor of what a Go
-# server costs here before it does any work.
+# server costs here before it does any work. A fourth, bench/fastfloor (the
+# same answer from valyala/fasthttp), shows what a different Go HTTP server
+# would change.
 set -euo pipefail
 data=$1 gen=$2 rounds=${3:-3} secs=${4:-15}
 bin=${URIKIT:-/tmp/bench-urikit}
 here=$(cd "$(dirname "$0")" && pwd)
 scpu=${SERVER_CPU:-0} ccpu=${CLIENT_CPU:-1}
-UPORT=${UPORT:-18080} NPORT=${NPORT:-18081} FPORT=${FPORT:-18082}
+UPORT=${UPORT:-18080} NPORT=${NPORT:-18081} FPORT=${FPORT:-18082} XPORT=${XPORT:-18083}
 
 missing=
 for t in nginx wrk taskset; do
@@ -81,8 +83,10 @@ fi
 # page cache as nginx's map starts in its memory: otherwise the first
 # rounds measure the disk (after other benchmarks evicted the file).
 cat "$data"/urikit.db* >/dev/null
-(cd "$here" && go build -o "$work/httpfloor" ./httpfloor)
+(cd "$here" && go build -o "$work/httpfloor" ./httpfloor && go build -o "$work/fastfloor" ./fastfloor)
 taskset -c "$scpu" "$work/httpfloor" -addr 127.0.0.1:$FPORT 2>"$work/httpfloor.log" &
+pids+=($!)
+taskset -c "$scpu" "$work/fastfloor" -addr 127.0.0.1:$XPORT 2>"$work/fastfloor.log" &
 pids+=($!)
 
 taskset -c "$scpu" "$bin" serve --addr 127.0.0.1:$UPORT --data "$data" --log-level warn >"$work/urikit.out" 2>"$work/urikit.log" &
@@ -100,13 +104,14 @@ wait_up() { # URL
 first=$(head -1 "$gen/names.txt")
 wait_up "http://127.0.0.1:$UPORT/healthz"
 wait_up "http://127.0.0.1:$FPORT/uri-res/I2L?$first"
+wait_up "http://127.0.0.1:$XPORT/uri-res/I2L?$first"
 [ -z "$with_nginx" ] || wait_up "http://127.0.0.1:$NPORT/uri-res/I2L?$first"
 echo "servers up after $(( $(date +%s) - t0 )) s${with_nginx:+ (nginx loads the map at start)}"
 
-# Both answer the same request with the same redirect.
+# Every server answers the same request with the same redirect.
 for i in 0 1 777777; do
 	nm=$(sed -n "$((i % $(wc -l <"$gen/names.txt") + 1))p" "$gen/names.txt")
-	for port in $UPORT ${with_nginx:+$NPORT}; do
+	for port in $UPORT ${with_nginx:+$NPORT} $FPORT $XPORT; do
 		curl -s -o /dev/null -w "%{http_code} %{redirect_url}\n" "http://127.0.0.1:$port/uri-res/I2L?$nm"
 	done
 done
@@ -127,11 +132,13 @@ echo "warm-up (not counted)"
 run urikit $UPORT 5 >/dev/null
 [ -z "$with_nginx" ] || run nginx $NPORT 5 >/dev/null
 run floor $FPORT 5 >/dev/null
+run fastfloor $XPORT 5 >/dev/null
 echo "rounds: $rounds × $secs s each, interleaved; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq 1 "$rounds"); do
 	echo "$(run urikit $UPORT "$secs") rss_kib=$(rss $urikit_pid) load=$(cut -d' ' -f1 /proc/loadavg) round=$r"
 	[ -z "$with_nginx" ] || echo "$(run nginx $NPORT "$secs") rss_kib=$(rss $(nginx_pids)) load=$(cut -d' ' -f1 /proc/loadavg) round=$r"
 	echo "$(run floor $FPORT "$secs") load=$(cut -d' ' -f1 /proc/loadavg) round=$r"
+	echo "$(run fastfloor $XPORT "$secs") load=$(cut -d' ' -f1 /proc/loadavg) round=$r"
 done
 echo "urikit peak RSS: $(awk '/^VmHWM/{print $2}' /proc/$urikit_pid/status) KiB"
 if [ -n "${PROFILE:-}" ]; then
