@@ -25,11 +25,12 @@ const (
 	// ActionLocationsMigrate records that Migrate computed the location
 	// index's keys again by newer rules (LocationKeyVersion).
 	ActionLocationsMigrate Action = "locations.migrate"
-	// ActionLocationsRekey records one page of that migration: the
-	// records whose location keys it computed again, in one transaction,
-	// before the locations.migrate entry that ends it. With it every
-	// committed write appends an entry, so that the history's head moves
-	// with every change to the location index (Verify relies on it).
+	// ActionLocationsRekey records that such a migration began (it
+	// re-keyed no record yet), or one page of it: the records whose
+	// location keys it computed again, in one transaction, before the
+	// locations.migrate entry that ends it. With it every committed write
+	// appends an entry, so that the history's head moves with every change
+	// to the location index (Verify relies on it).
 	ActionLocationsRekey Action = "locations.rekey"
 	// ActionAdminToken records the fingerprint of a generated admin
 	// token's hash (the setting AdminTokenSetting), so that Verify can

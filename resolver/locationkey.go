@@ -30,6 +30,12 @@ const LocationKeyVersion = 1
 // of the keys in a store's location index (absent: 1).
 const LocationKeySetting = "location-key-version"
 
+// LocationKeyMigrationSetting names the setting that holds the
+// LocationKeyVersion of the build whose migration of the location keys is
+// under way (absent or empty: none; one left by a migration that was
+// interrupted stays until the next one ends).
+const LocationKeyMigrationSetting = "location-key-migration"
+
 // locationRules are the rules a Service computes location keys by: this
 // build's, except in tests that play a build with other rules
 // (export_test.go).
@@ -128,21 +134,22 @@ func (s *Service) pinLocationVersion(ctx context.Context, tx Tx, rekeyed int) er
 	return tx.Append(ctx, &Entry{Time: now, Action: ActionLocationsMigrate, Subject: "locations", Actor: System.Actor(), Data: data})
 }
 
-// appendRekey appends the locations.rekey entry of a page of the migration
-// from version from to s's, in which n records' keys changed. The page
-// changes the location index, and the entry moves the history's head with
-// it: Verify counts the index's rows and trusts the count only when the
-// head did not move meanwhile.
-func (s *Service) appendRekey(ctx context.Context, tx Tx, from, n int) error {
+// appendRekey appends a locations.rekey entry of the migration from
+// version from to s's: the one that begins it (n is 0), or one for a page
+// in which n records' keys changed. A page changes the location index, and
+// its entry moves the history's head with it: Verify counts the index's
+// rows and trusts the count only when the head did not move meanwhile.
+func (s *Service) appendRekey(ctx context.Context, tx Tx, from, n int) (Entry, error) {
 	data, err := json.Marshal(locationsRekeyJSON{Version: s.loc.version, From: from, Rekeyed: n})
 	if err != nil {
-		return err
+		return Entry{}, err
 	}
 	now, err := s.stamp(ctx, tx)
 	if err != nil {
-		return err
+		return Entry{}, err
 	}
-	return tx.Append(ctx, &Entry{Time: now, Action: ActionLocationsRekey, Subject: "locations", Actor: System.Actor(), Data: data})
+	e := Entry{Time: now, Action: ActionLocationsRekey, Subject: "locations", Actor: System.Actor(), Data: data}
+	return e, tx.Append(ctx, &e)
 }
 
 func parseLocationVersion(v string) (int, error) {
@@ -163,7 +170,7 @@ type locationsMigrateJSON struct {
 type locationsRekeyJSON struct {
 	Version int `json:"version"` // the LocationKeyVersion the page computed keys by
 	From    int `json:"from"`    // the version the store's keys were of
-	Rekeyed int `json:"rekeyed"` // records whose keys changed in the page
+	Rekeyed int `json:"rekeyed"` // records whose keys changed in the page (0: the migration begins)
 }
 
 // locationsPage is how many records migrateLocations reads, and at most
@@ -173,33 +180,71 @@ const locationsPage = 500
 // migrateLocations computes again, by s's rules, the location keys of every
 // record when the store's are of an older LocationKeyVersion, then records
 // the version in the setting and in a locations.migrate history entry
-// (which Verify holds the setting to). It returns the version the keys
-// were of, how many records it read and how many it rewrote; zeros when
-// the keys are current, or newer (a newer build migrated them: this one
-// must not take them back).
-func (s *Service) migrateLocations(ctx context.Context) (from, checked, rekeyed int, err error) {
-	from, err = storedLocationVersion(ctx, s.store)
+// (which Verify holds the setting to). It sets rep's LocationsFrom (the
+// version the keys were of; 0 when they were current, or newer: a newer
+// build migrated them, and this one must not take them back),
+// LocationRecords, LocationsRekeyed and LocationsTakenOver.
+//
+// A migration begins by writing its version into the setting
+// LocationKeyMigrationSetting, and every later transaction of it checks
+// that the setting still names it. Another build's migration that begins
+// meanwhile takes the store over: this one stops at its next transaction,
+// and the other, which reads every record after it began, keys again what
+// this one did. So the pages of two builds never interleave, whatever
+// their versions, and the keys end up of the version recorded.
+func (s *Service) migrateLocations(ctx context.Context, rep *MigrateReport) error {
+	from, err := storedLocationVersion(ctx, s.store)
 	if err != nil || from >= s.loc.version {
-		return 0, 0, 0, err
+		return err
 	}
-	// Builds of the older rules may write while the pages go by (each
-	// refuses only once the version is recorded): the records their
-	// entries name after this one are keyed again at the end.
-	start, err := s.store.Head(ctx)
-	if err != nil {
-		return 0, 0, 0, err
+	// mine checks, in a transaction of the migration, that the keys are
+	// still of version from and that no other build took the migration
+	// over; when one did, it sets rep.LocationsTakenOver to its version.
+	mine := func(tx Tx) (bool, error) {
+		v, err := storedLocationVersion(ctx, tx)
+		if err != nil || v != from {
+			return false, err // migrated by another build meanwhile: Migrate reports it
+		}
+		m, err := migratingVersion(ctx, tx)
+		if err != nil || m == s.loc.version {
+			return err == nil, err
+		}
+		rep.LocationsTakenOver = m
+		return false, nil
 	}
+	// The entry that begins the migration: the records written after it,
+	// by builds of the older rules (each refuses only once the version is
+	// recorded), are keyed again at the end.
+	var start int64
+	began := false
+	err = s.store.Update(ctx, func(tx Tx) error {
+		began = false
+		if v, err := storedLocationVersion(ctx, tx); err != nil || v != from {
+			return err
+		}
+		if err := tx.SetSetting(ctx, LocationKeyMigrationSetting, strconv.Itoa(s.loc.version)); err != nil {
+			return err
+		}
+		e, err := s.appendRekey(ctx, tx, from, 0)
+		start, began = e.Seq, err == nil
+		return err
+	})
+	if err != nil || !began {
+		return err
+	}
+	rep.LocationsFrom = from
+	stop := func() error { rep.LocationsFrom = 0; return nil }
 	var after int64
 	for {
 		recs, err := s.store.Records(ctx, after, locationsPage)
 		if err != nil {
-			return from, checked, rekeyed, err
+			return err
 		}
 		if len(recs) == 0 {
 			break
 		}
 		after = recs[len(recs)-1].ID
-		checked += len(recs)
+		rep.LocationRecords += len(recs)
 		var stale []int64
 		for _, r := range recs {
 			if s.rekeyLocations(&r) {
@@ -209,15 +254,11 @@ func (s *Service) migrateLocations(ctx context.Context) (from, checked, rekeyed 
 		if len(stale) == 0 {
 			continue
 		}
-		n := 0
-		moved := false
+		n, ours := 0, false
 		err = s.store.Update(ctx, func(tx Tx) error {
 			n = 0 // fn may run again (Store.Update)
-			// Another build may have migrated the keys meanwhile, to
-			// its own rules (a newer one, or this one's: the rows
-			// stay right either way): this one stops.
-			v, err := storedLocationVersion(ctx, tx)
-			if moved = v != from; err != nil || moved {
+			var err error
+			if ours, err = mine(tx); err != nil || !ours {
 				return err
 			}
 			for _, id := range stale {
@@ -241,29 +282,29 @@ func (s *Service) migrateLocations(ctx context.Context) (from, checked, rekeyed 
 			if n == 0 {
 				return nil
 			}
-			return s.appendRekey(ctx, tx, from, n)
+			_, err = s.appendRekey(ctx, tx, from, n)
+			return err
 		})
 		if err != nil {
-			return from, checked, rekeyed, err
+			return err
 		}
-		if moved {
-			return 0, checked, rekeyed, nil // another build's migration: not this one's
+		if !ours {
+			return stop()
 		}
-		rekeyed += n
+		rep.LocationsRekeyed += n
 	}
-	late, moved := 0, false
+	late, ours := 0, false
 	err = s.store.Update(ctx, func(tx Tx) error {
-		late, moved = 0, false
-		// Two instances migrating at once: the first one's entry stands.
-		if v, err := storedLocationVersion(ctx, tx); err != nil || v != from {
-			moved = err == nil
+		late = 0
+		var err error
+		if ours, err = mine(tx); err != nil || !ours {
 			return err
 		}
 		// Under the lock that orders every write: the records written
 		// since the migration began, by this build or an older one,
 		// then the version, after which older builds (from this one on)
 		// refuse to write keys.
-		for after := start.Seq; ; {
+		for after := start; ; {
 			page, err := tx.Log(ctx, after, locationsPage)
 			if err != nil || len(page) == 0 {
 				if err != nil {
@@ -291,12 +332,36 @@ func (s *Service) migrateLocations(ctx context.Context) (from, checked, rekeyed 
 				}
 			}
 		}
-		return s.pinLocationVersion(ctx, tx, rekeyed+late)
+		if err := tx.SetSetting(ctx, LocationKeyMigrationSetting, ""); err != nil {
+			return err
+		}
+		return s.pinLocationVersion(ctx, tx, rep.LocationsRekeyed+late)
 	})
-	if moved {
-		return 0, checked, rekeyed, err
+	if err != nil {
+		return err
 	}
-	return from, checked, rekeyed + late, err
+	if !ours {
+		return stop()
+	}
+	rep.LocationsRekeyed += late
+	return nil
+}
+
+// migratingVersion reads the setting LocationKeyMigrationSetting: the
+// version of the build whose migration is under way, 0 for none.
+func migratingVersion(ctx context.Context, r Reader) (int, error) {
+	v, err := r.Setting(ctx, LocationKeyMigrationSetting)
+	if errors.Is(err, ErrNotFound) || err == nil && v == "" {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("the setting %s is %q, which is no location key version", LocationKeyMigrationSetting, v)
+	}
+	return n, nil
 }
 
 // rekeyLocations sets the keys of rec's locations by s's rules and reports

@@ -387,9 +387,10 @@ func TestMigrateLocationKeysLateWrite(t *testing.T) {
 		if _, _, err := v1.Put(ctx, m, "urn:example:a", locs("https://example.org/a/")); err != nil {
 			t.Fatal(err)
 		}
-		// Update 1 keys the one page again; before update 2, which
-		// records the version, v1 adds a location to a, and a record.
-		v2 := resolver.New(&beforeUpdate{Store: store, n: 2, hook: func() {
+		// Update 1 begins the migration, update 2 keys the one page
+		// again; before update 3, which records the version, v1 adds a
+		// location to a, and a record.
+		v2 := resolver.New(&beforeUpdate{Store: store, n: 3, hook: func() {
 			if _, _, err := v1.Put(ctx, m, "urn:example:a", locs("https://example.org/a/", "https://example.org/late/")); err != nil {
 				t.Error(err)
 			}
@@ -537,31 +538,44 @@ func TestVerifyDuringLocationMigration(t *testing.T) {
 				t.Fatal("VerifyAll misses the forged row even without a migration")
 			}
 
-			// v2's migration stops before its last transaction (the
-			// one that pins the version) until Verify is done.
-			paged, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
-			v2 := resolver.New(&beforeUpdate{Store: store, n: 2, hook: func() {
+			// v2's migration begins before Verify does (its first
+			// transaction), writes its page while Verify waits between
+			// reading the records and counting the index's rows (its
+			// second), and records the version after Verify is done (its
+			// third).
+			begun, page, paged, release := make(chan struct{}), make(chan struct{}), make(chan struct{}), make(chan struct{})
+			done := make(chan error, 1)
+			hooks := &beforeUpdate{Store: store, n: 3, hook: func() {
 				close(paged)
 				<-release
+			}}
+			v2 := resolver.New(&beforeUpdate{Store: hooks, n: 2, hook: func() {
+				close(begun)
+				<-page
 			}}, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
 			v2.PlayLocationRules(2, version2)
+			go func() {
+				_, err := v2.Migrate(ctx)
+				done <- err
+			}()
+			<-begun
 			started := false
 			_, err = v1.VerifyAll(ctx, func(r resolver.VerifyReport) {
 				if r.Records == 2 && !started {
 					started = true
-					go func() {
-						_, err := v2.Migrate(ctx)
-						done <- err
-					}()
+					close(page)
 					<-paged
 				}
 			})
-			close(release)
 			if !started {
-				t.Fatal("Verify never reported the records read: the migration did not run during it")
+				close(page)
 			}
+			close(release)
 			if err := <-done; err != nil {
 				t.Fatal(err)
+			}
+			if !started {
+				t.Fatal("Verify never reported the records read: the migration did not run during it")
 			}
 			if recs, err := v2.ByLocation(ctx, "https://example.org/c/"); err != nil || len(recs) != 1 || recs[0].ID != a.ID {
 				t.Fatalf("the page did not re-key a: %+v %v", recs, err)
@@ -572,4 +586,123 @@ func TestVerifyDuringLocationMigration(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLocationKeyMigrationTakenOver: two builds of different rules
+// migrate one store at once (a rolling upgrade that skips a version, or an
+// instance of each started together). v3's migration begins after v2 keyed
+// its first page and before its second: v2 stops there, and v3, which
+// reads every record after it began, leaves every key of its version, v2's
+// page too. Then a migration interrupted after it began leaves its mark,
+// and the next one, of any build, takes the store over and clears it.
+func TestLocationKeyMigrationTakenOver(t *testing.T) {
+	eachStore(t, func(t *testing.T, store resolver.Store) {
+		ctx := context.Background()
+		v1 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+		m := exampleMaintainer(t, v1)
+		const n = 1200 // three pages of a migration
+		for i := range n {
+			if _, _, err := v1.Put(ctx, m, fmt.Sprintf("urn:example:n%d", i), locs(fmt.Sprintf("https://example.org/n/%d/X/", i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		build := func(st resolver.Store, v int, key func(uri.URI) string) *resolver.Service {
+			svc := resolver.New(st, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+			svc.PlayLocationRules(v, key)
+			return svc
+		}
+		paged, release, done := make(chan struct{}), make(chan struct{}), make(chan resolver.MigrateReport, 1)
+		// v3's updates: it begins, keys three pages, records the version.
+		v3 := build(&beforeUpdate{Store: store, n: 5, hook: func() {
+			close(paged)
+			<-release
+		}}, 3, version3)
+		// v2's updates: it begins, keys its first page, and before its
+		// second v3 begins and keys every page.
+		v2 := build(&beforeUpdate{Store: store, n: 3, hook: func() {
+			go func() {
+				rep, err := v3.Migrate(ctx)
+				if err != nil {
+					t.Error(err)
+				}
+				done <- rep
+			}()
+			<-paged
+		}}, 2, version2)
+		rep2, err := v2.Migrate(ctx)
+		close(release)
+		rep3 := <-done
+		if err != nil || rep2.LocationsTakenOver != 3 || rep2.LocationsFrom != 0 || rep2.LocationsRekeyed != 500 {
+			t.Fatalf("v2's Migrate: %+v %v; want one page keyed, then taken over by version 3", rep2, err)
+		}
+		if rep3.LocationsFrom != 1 || rep3.LocationRecords != n || rep3.LocationsRekeyed != n || rep3.LocationsTakenOver != 0 {
+			t.Fatalf("v3's Migrate: %+v; want every record keyed again from version 1", rep3)
+		}
+		for name, want := range map[string]string{resolver.LocationKeySetting: "3", resolver.LocationKeyMigrationSetting: ""} {
+			if v, err := store.Setting(ctx, name); err != nil || v != want {
+				t.Fatalf("setting %s = %q %v, want %q", name, v, err, want)
+			}
+		}
+		for _, i := range []int{0, 499, 500, n - 1} { // v2's page, and the others
+			url := fmt.Sprintf("https://example.org/n/%d/x", i)
+			if recs, err := v3.ByLocation(ctx, url); err != nil || len(recs) != 1 || recs[0].URN != fmt.Sprintf("urn:example:n%d", i) {
+				t.Errorf("v3's L2N of %s: %+v %v", url, recs, err)
+			}
+		}
+		if rep, err := v3.VerifyAll(ctx, nil); err != nil || rep.StaleLocationKeys || rep.Records != n {
+			t.Fatalf("v3's Verify: %+v %v", rep, err)
+		}
+	})
+	eachStore(t, func(t *testing.T, store resolver.Store) {
+		ctx := context.Background()
+		v1 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+		m := exampleMaintainer(t, v1)
+		if _, _, err := v1.Put(ctx, m, "urn:example:a", locs("https://example.org/A/")); err != nil {
+			t.Fatal(err)
+		}
+		// v3 begins, and fails at its first page.
+		v3 := resolver.New(&failUpdate{Store: store, n: 2}, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+		v3.PlayLocationRules(3, version3)
+		if _, err := v3.Migrate(ctx); err == nil {
+			t.Fatal("v3's Migrate did not fail")
+		}
+		if v, err := store.Setting(ctx, resolver.LocationKeyMigrationSetting); err != nil || v != "3" {
+			t.Fatalf("after the failure, setting %s = %q %v, want 3", resolver.LocationKeyMigrationSetting, v, err)
+		}
+		// An older build's migration takes the store over, and ends.
+		v2 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+		v2.PlayLocationRules(2, version2)
+		if rep, err := v2.Migrate(ctx); err != nil || rep.LocationsFrom != 1 || rep.LocationsRekeyed != 1 || rep.LocationsTakenOver != 0 {
+			t.Fatalf("v2's Migrate: %+v %v", rep, err)
+		}
+		if v, err := store.Setting(ctx, resolver.LocationKeyMigrationSetting); err != nil || v != "" {
+			t.Fatalf("after v2's migration, setting %s = %q %v, want it cleared", resolver.LocationKeyMigrationSetting, v, err)
+		}
+		// Then v3's again, from version 2.
+		v3 = resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+		v3.PlayLocationRules(3, version3)
+		if rep, err := v3.Migrate(ctx); err != nil || rep.LocationsFrom != 2 || rep.LocationsRekeyed != 1 {
+			t.Fatalf("v3's Migrate from version 2: %+v %v", rep, err)
+		}
+		if recs, err := v3.ByLocation(ctx, "https://example.org/a"); err != nil || len(recs) != 1 {
+			t.Fatalf("v3's L2N: %+v %v", recs, err)
+		}
+		if rep, err := v3.VerifyAll(ctx, nil); err != nil || rep.StaleLocationKeys || rep.LocationKeyVersion != 3 {
+			t.Fatalf("v3's Verify: %+v %v", rep, err)
+		}
+	})
+}
+
+// failUpdate is a store whose n-th Update (from 1) fails before it runs,
+// as a process killed between two transactions would leave it.
+type failUpdate struct {
+	resolver.Store
+	n int
+}
+
+func (s *failUpdate) Update(ctx context.Context, fn func(resolver.Tx) error) error {
+	if s.n--; s.n == 0 {
+		return errors.New("the process stopped here")
+	}
+	return s.Store.Update(ctx, fn)
 }

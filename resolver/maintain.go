@@ -23,6 +23,10 @@ type MigrateReport struct {
 	// than this build's (0 otherwise): a newer build migrated the keys,
 	// and this one refuses writes that store location keys.
 	LocationsNewer int
+	// LocationsTakenOver is the LocationKeyVersion of another build whose
+	// migration of the location keys began while this one's ran (0 when
+	// none did): this one stopped, and the other one finishes the work.
+	LocationsTakenOver int
 }
 
 // Migrate computes again, with the rules of this build's urn package, every
@@ -38,7 +42,7 @@ func (s *Service) Migrate(ctx context.Context) (MigrateReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	rep.LocationsFrom, rep.LocationRecords, rep.LocationsRekeyed, err = s.migrateLocations(ctx)
+	err = s.migrateLocations(ctx, &rep)
 	if err == nil && rep.LocationsFrom == 0 {
 		var v int
 		if v, err = storedLocationVersion(ctx, s.store); v > s.loc.version {

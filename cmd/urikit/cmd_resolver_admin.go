@@ -430,6 +430,10 @@ func runMigrate(args []string, s *stdio) int {
 		fmt.Fprintf(s.out, "location keys: computed again by version %d's rules (they were of version %d): %s read, %d changed\n",
 			resolver.LocationKeyVersion, rep.LocationsFrom, plural(rep.LocationRecords, "record", "records"), rep.LocationsRekeyed)
 	}
+	if rep.LocationsTakenOver != 0 {
+		fmt.Fprintf(s.out, "location keys: another urikit (version %d's rules) began migrating them meanwhile: this one stopped, and that one finishes\n",
+			rep.LocationsTakenOver)
+	}
 	if len(rep.Conflicts) > 0 {
 		fmt.Fprintf(s.err, "urikit migrate: %s now equivalent to another record's name, left as it was:\n", plural(len(rep.Conflicts), "name is", "names are"))
 		for _, c := range rep.Conflicts {

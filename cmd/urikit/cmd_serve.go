@@ -208,6 +208,10 @@ func serve(s *stdio, c serveConfig, logger *slog.Logger) error {
 		logger.Warn("a newer urikit migrated the location keys: this instance refuses writes of locations until it is upgraded",
 			"store", rep.LocationsNewer, "this build", resolver.LocationKeyVersion)
 	}
+	if rep.LocationsTakenOver != 0 {
+		logger.Warn("another urikit began migrating the location keys meanwhile: this instance stopped migrating, and that one finishes",
+			"other", rep.LocationsTakenOver, "this build", resolver.LocationKeyVersion)
+	}
 	if rep.LocationsFrom != 0 {
 		logger.Warn("location keys migrated", "from", rep.LocationsFrom, "to", resolver.LocationKeyVersion,
 			"records", rep.LocationRecords, "rekeyed", rep.LocationsRekeyed)

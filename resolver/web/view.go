@@ -286,7 +286,7 @@ func actionText(a resolver.Action) string {
 	case resolver.ActionLocationsMigrate:
 		return "location keys migrated"
 	case resolver.ActionLocationsRekey:
-		return "location keys computed again (a page of a migration)"
+		return "location keys: a step of a migration"
 	case resolver.ActionAdminToken:
 		return "admin token generated"
 	case resolver.ActionAdminEnvironment:
