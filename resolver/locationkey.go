@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/urikit/urikit/uri"
 )
@@ -30,10 +31,11 @@ const LocationKeyVersion = 1
 // of the keys in a store's location index (absent: 1).
 const LocationKeySetting = "location-key-version"
 
-// LocationKeyMigrationSetting names the setting that holds the
-// LocationKeyVersion of the build whose migration of the location keys is
-// under way (absent or empty: none; one left by a migration that was
-// interrupted stays until the next one ends).
+// LocationKeyMigrationSetting names the setting that marks the migration
+// of the location keys under way: "VERSION:SEQ", the LocationKeyVersion of
+// the build that runs it and the Seq of the history entry that began it,
+// which no other migration shares (absent or empty: none; one left by a
+// migration that was interrupted stays until the next one ends).
 const LocationKeyMigrationSetting = "location-key-migration"
 
 // locationRules are the rules a Service computes location keys by: this
@@ -113,6 +115,19 @@ func (s *Service) mayStoreLocationKeys(ctx context.Context, tx Tx) error {
 		return &Error{Kind: KindUnavailable, Offset: -1, Err: ErrUnavailable, Message: fmt.Sprintf("the store's location keys follow "+
 			"newer normalization rules (version %d) than this urikit's (%d): a newer urikit migrated them; upgrade this one", stored, s.loc.version)}
 	}
+	if stored < s.loc.version {
+		// Keys of this build's rules in a store of older ones: while a
+		// migration runs, the one that finishes keys them again (its
+		// last transaction reads what was written since it began).
+		// Otherwise nothing would, and they would hide the record from
+		// L2N by the rules the store says it follows.
+		if m, err := readMigrationMark(ctx, tx); err != nil || m.version != 0 {
+			return err
+		}
+		return &Error{Kind: KindUnavailable, Offset: -1, Err: ErrUnavailable, Message: fmt.Sprintf("the store's location keys follow "+
+			"older normalization rules (version %d) than this urikit's (%d), and no migration is under way: run urikit migrate "+
+			"(or start urikit serve again) with this urikit", stored, s.loc.version)}
+	}
 	return nil
 }
 
@@ -185,13 +200,17 @@ const locationsPage = 500
 // build migrated them, and this one must not take them back),
 // LocationRecords, LocationsRekeyed and LocationsTakenOver.
 //
-// A migration begins by writing its version into the setting
+// A migration begins by writing its mark into the setting
 // LocationKeyMigrationSetting, and every later transaction of it checks
-// that the setting still names it. Another build's migration that begins
-// meanwhile takes the store over: this one stops at its next transaction,
-// and the other, which reads every record after it began, keys again what
-// this one did. So the pages of two builds never interleave, whatever
-// their versions, and the keys end up of the version recorded.
+// that the setting still holds that mark. Another migration that begins
+// meanwhile (of another build, or another instance of this one) takes the
+// store over: this one stops at its next transaction, and the other, which
+// reads every record after it began, keys again what this one did. So the
+// pages of two migrations never interleave, whatever their versions, and
+// the keys end up of the version recorded. A build whose migration was
+// taken over, or overtaken, by an older build's then finds the store's
+// keys older than its own, and refuses to store keys until it migrates
+// them (mayStoreLocationKeys).
 func (s *Service) migrateLocations(ctx context.Context, rep *MigrateReport) error {
 	from, err := storedLocationVersion(ctx, s.store)
 	if err != nil || from >= s.loc.version {
@@ -200,34 +219,39 @@ func (s *Service) migrateLocations(ctx context.Context, rep *MigrateReport) erro
 	// mine checks, in a transaction of the migration, that the keys are
 	// still of version from and that no other build took the migration
 	// over; when one did, it sets rep.LocationsTakenOver to its version.
+	var mark migrationMark // this migration's, once it began
 	mine := func(tx Tx) (bool, error) {
+		rep.LocationsTakenOver = 0 // fn may run again (Store.Update)
 		v, err := storedLocationVersion(ctx, tx)
 		if err != nil || v != from {
 			return false, err // migrated by another build meanwhile: Migrate reports it
 		}
-		m, err := migratingVersion(ctx, tx)
-		if err != nil || m == s.loc.version {
+		m, err := readMigrationMark(ctx, tx)
+		if err != nil || m == mark {
 			return err == nil, err
 		}
-		rep.LocationsTakenOver = m
+		rep.LocationsTakenOver = m.version
 		return false, nil
 	}
 	// The entry that begins the migration: the records written after it,
 	// by builds of the older rules (each refuses only once the version is
 	// recorded), are keyed again at the end.
-	var start int64
 	began := false
 	err = s.store.Update(ctx, func(tx Tx) error {
 		began = false
 		if v, err := storedLocationVersion(ctx, tx); err != nil || v != from {
 			return err
 		}
-		if err := tx.SetSetting(ctx, LocationKeyMigrationSetting, strconv.Itoa(s.loc.version)); err != nil {
+		e, err := s.appendRekey(ctx, tx, from, 0)
+		if err != nil {
 			return err
 		}
-		e, err := s.appendRekey(ctx, tx, from, 0)
-		start, began = e.Seq, err == nil
-		return err
+		mark = migrationMark{version: s.loc.version, seq: e.Seq}
+		if err := tx.SetSetting(ctx, LocationKeyMigrationSetting, mark.String()); err != nil {
+			return err
+		}
+		began = true
+		return nil
 	})
 	if err != nil || !began {
 		return err
@@ -304,7 +328,7 @@ func (s *Service) migrateLocations(ctx context.Context, rep *MigrateReport) erro
 		// since the migration began, by this build or an older one,
 		// then the version, after which older builds (from this one on)
 		// refuse to write keys.
-		for after := start; ; {
+		for after := mark.seq; ; {
 			page, err := tx.Log(ctx, after, locationsPage)
 			if err != nil || len(page) == 0 {
 				if err != nil {
@@ -347,21 +371,36 @@ func (s *Service) migrateLocations(ctx context.Context, rep *MigrateReport) erro
 	return nil
 }
 
-// migratingVersion reads the setting LocationKeyMigrationSetting: the
-// version of the build whose migration is under way, 0 for none.
-func migratingVersion(ctx context.Context, r Reader) (int, error) {
+// migrationMark is the value of the setting LocationKeyMigrationSetting.
+// The zero value is no migration under way.
+type migrationMark struct {
+	version int   // the LocationKeyVersion of the build that migrates
+	seq     int64 // the Seq of the locations.rekey entry that began it
+}
+
+func (m migrationMark) String() string { return fmt.Sprintf("%d:%d", m.version, m.seq) }
+
+// readMigrationMark reads the setting LocationKeyMigrationSetting.
+func readMigrationMark(ctx context.Context, r Reader) (migrationMark, error) {
 	v, err := r.Setting(ctx, LocationKeyMigrationSetting)
 	if errors.Is(err, ErrNotFound) || err == nil && v == "" {
-		return 0, nil
+		return migrationMark{}, nil
 	}
 	if err != nil {
-		return 0, err
+		return migrationMark{}, err
 	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("the setting %s is %q, which is no location key version", LocationKeyMigrationSetting, v)
+	ver, seq, ok := strings.Cut(v, ":")
+	var m migrationMark
+	if ok {
+		m.version, err = strconv.Atoi(ver)
+		if err == nil {
+			m.seq, err = strconv.ParseInt(seq, 10, 64)
+		}
 	}
-	return n, nil
+	if !ok || err != nil || m.version < 1 || m.seq < 1 {
+		return migrationMark{}, fmt.Errorf("the setting %s is %q, which is no VERSION:SEQ", LocationKeyMigrationSetting, v)
+	}
+	return m, nil
 }
 
 // rekeyLocations sets the keys of rec's locations by s's rules and reports

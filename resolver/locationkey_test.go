@@ -649,8 +649,88 @@ func TestLocationKeyMigrationTakenOver(t *testing.T) {
 				t.Errorf("v3's L2N of %s: %+v %v", url, recs, err)
 			}
 		}
-		if rep, err := v3.VerifyAll(ctx, nil); err != nil || rep.StaleLocationKeys || rep.Records != n {
+		if rep, err := v3.VerifyAll(ctx, nil); err != nil || rep.StaleLocationKeys || rep.LocationMigration || rep.Records != n {
 			t.Fatalf("v3's Verify: %+v %v", rep, err)
+		}
+	})
+	// Two instances of v2 and one of v3: v2's first instance keys a
+	// page, v3 begins and keys one, v2's second instance begins. The
+	// mark is a migration's own, not its build's: the first instance of
+	// v2 stops as v3 does, and the second finishes. v3, whose version is
+	// not the one recorded, then refuses to store keys of its rules, which
+	// nothing would key again, and says so.
+	eachStore(t, func(t *testing.T, store resolver.Store) {
+		ctx := context.Background()
+		v1 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+		m := exampleMaintainer(t, v1)
+		const n = 1200
+		for i := range n {
+			if _, _, err := v1.Put(ctx, m, fmt.Sprintf("urn:example:n%d", i), locs(fmt.Sprintf("https://example.org/n/%d/X/", i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		build := func(st resolver.Store, v int, key func(uri.URI) string) *resolver.Service {
+			svc := resolver.New(st, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+			svc.PlayLocationRules(v, key)
+			return svc
+		}
+		cPaged, cRelease, cDone := make(chan struct{}), make(chan struct{}), make(chan resolver.MigrateReport, 1)
+		bBegun, bRelease, bDone := make(chan struct{}), make(chan struct{}), make(chan resolver.MigrateReport, 1)
+		run := func(svc *resolver.Service, done chan resolver.MigrateReport) {
+			go func() {
+				rep, err := svc.Migrate(ctx)
+				if err != nil {
+					t.Error(err)
+				}
+				done <- rep
+			}()
+		}
+		c := build(&beforeUpdate{Store: store, n: 3, hook: func() { close(cPaged); <-cRelease }}, 3, version3)
+		b := build(&beforeUpdate{Store: store, n: 2, hook: func() { close(bBegun); <-bRelease }}, 2, version2)
+		a := build(&beforeUpdate{Store: store, n: 3, hook: func() {
+			run(c, cDone)
+			<-cPaged
+			run(b, bDone)
+			<-bBegun
+		}}, 2, version2)
+		repA, err := a.Migrate(ctx)
+		if err != nil || repA.LocationsTakenOver != 2 || repA.LocationsFrom != 0 {
+			t.Errorf("v2's first instance: %+v %v; want it taken over by v2's second", repA, err)
+		}
+		close(cRelease)
+		repC := <-cDone
+		if repC.LocationsTakenOver != 2 || repC.LocationsFrom != 0 {
+			t.Errorf("v3: %+v; want it taken over by v2's second instance", repC)
+		}
+		close(bRelease)
+		repB := <-bDone
+		if repB.LocationsFrom != 1 || repB.LocationRecords != n || repB.LocationsRekeyed != n {
+			t.Errorf("v2's second instance: %+v; want every record keyed again from version 1", repB)
+		}
+		if repC.LocationsOlder != 1 { // as the store stood when v3 stopped
+			t.Errorf("v3: LocationsOlder %d, want 1", repC.LocationsOlder)
+		}
+		v2 := build(store, 2, version2)
+		for _, i := range []int{0, 499, 500, n - 1} { // the pages of v2's first instance, v3's, and the others
+			url := fmt.Sprintf("https://example.org/n/%d/X", i)
+			if recs, err := v2.ByLocation(ctx, url); err != nil || len(recs) != 1 || recs[0].URN != fmt.Sprintf("urn:example:n%d", i) {
+				t.Errorf("v2's L2N of %s: %+v %v", url, recs, err)
+			}
+		}
+		if rep, err := v2.VerifyAll(ctx, nil); err != nil || rep.StaleLocationKeys || rep.LocationMigration || rep.Records != n {
+			t.Fatalf("v2's Verify: %+v %v", rep, err)
+		}
+		v3 := build(store, 3, version3)
+		if _, _, err := v3.Put(ctx, m, "urn:example:late", locs("https://example.org/Late/")); resolver.KindOf(err) != resolver.KindUnavailable ||
+			!strings.Contains(err.Error(), "older normalization rules (version 2)") {
+			t.Fatalf("v3's Put into a store of version 2 with no migration under way: %v, want unavailable", err)
+		}
+		// v3 migrates it again, and writes.
+		if rep, err := v3.Migrate(ctx); err != nil || rep.LocationsFrom != 2 || rep.LocationsRekeyed != n || rep.LocationsOlder != 0 {
+			t.Fatalf("v3's Migrate from version 2: %+v %v", rep, err)
+		}
+		if _, _, err := v3.Put(ctx, m, "urn:example:late", locs("https://example.org/Late/")); err != nil {
+			t.Fatal(err)
 		}
 	})
 	eachStore(t, func(t *testing.T, store resolver.Store) {
@@ -666,8 +746,8 @@ func TestLocationKeyMigrationTakenOver(t *testing.T) {
 		if _, err := v3.Migrate(ctx); err == nil {
 			t.Fatal("v3's Migrate did not fail")
 		}
-		if v, err := store.Setting(ctx, resolver.LocationKeyMigrationSetting); err != nil || v != "3" {
-			t.Fatalf("after the failure, setting %s = %q %v, want 3", resolver.LocationKeyMigrationSetting, v, err)
+		if v, err := store.Setting(ctx, resolver.LocationKeyMigrationSetting); err != nil || !strings.HasPrefix(v, "3:") {
+			t.Fatalf("after the failure, setting %s = %q %v, want v3's mark", resolver.LocationKeyMigrationSetting, v, err)
 		}
 		// An older build's migration takes the store over, and ends.
 		v2 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
@@ -705,4 +785,42 @@ func (s *failUpdate) Update(ctx context.Context, fn func(resolver.Tx) error) err
 		return errors.New("the process stopped here")
 	}
 	return s.Store.Update(ctx, fn)
+}
+
+// TestVerifyByAnOlderBuildDuringAMigration: while a newer build migrates
+// the location keys, the store still says they are of version 1, which is
+// an older build's own: that build's Verify meets keys of the newer rules
+// in the pages already migrated. They are no edit: Verify checks them
+// against their rows only and says that a migration was under way.
+func TestVerifyByAnOlderBuildDuringAMigration(t *testing.T) {
+	eachStore(t, func(t *testing.T, store resolver.Store) {
+		ctx := context.Background()
+		v1 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+		m := exampleMaintainer(t, v1)
+		const n = 1200
+		for i := range n {
+			if _, _, err := v1.Put(ctx, m, fmt.Sprintf("urn:example:n%d", i), locs(fmt.Sprintf("https://example.org/n/%d/", i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		paged, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+		v2 := resolver.New(&beforeUpdate{Store: store, n: 3, hook: func() { close(paged); <-release }}, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+		v2.PlayLocationRules(2, version2)
+		go func() {
+			_, err := v2.Migrate(ctx)
+			done <- err
+		}()
+		<-paged // v2 keyed its first page, and waits before its second
+		rep, err := v1.VerifyAll(ctx, nil)
+		close(release)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if err != nil || !rep.LocationMigration || rep.StaleLocationKeys || rep.LocationKeyVersion != 1 || rep.Records != n {
+			t.Fatalf("v1's VerifyAll during v2's migration: %+v %v; want no failure, and the migration noted", rep, err)
+		}
+		if rep, err := v2.VerifyAll(ctx, nil); err != nil || rep.LocationMigration || rep.StaleLocationKeys {
+			t.Fatalf("v2's VerifyAll after its migration: %+v %v", rep, err)
+		}
+	})
 }

@@ -27,6 +27,12 @@ type MigrateReport struct {
 	// migration of the location keys began while this one's ran (0 when
 	// none did): this one stopped, and the other one finishes the work.
 	LocationsTakenOver int
+	// LocationsOlder is the store's LocationKeyVersion when it is older
+	// than this build's after Migrate (0 otherwise): another build's
+	// migration took this one over, or recorded its older version first.
+	// This build refuses writes that store location keys until a
+	// migration by it (or a newer build) ends.
+	LocationsOlder int
 }
 
 // Migrate computes again, with the rules of this build's urn package, every
@@ -45,8 +51,12 @@ func (s *Service) Migrate(ctx context.Context) (MigrateReport, error) {
 	err = s.migrateLocations(ctx, &rep)
 	if err == nil && rep.LocationsFrom == 0 {
 		var v int
-		if v, err = storedLocationVersion(ctx, s.store); v > s.loc.version {
+		switch v, err = storedLocationVersion(ctx, s.store); {
+		case err != nil:
+		case v > s.loc.version:
 			rep.LocationsNewer = v
+		case v < s.loc.version:
+			rep.LocationsOlder = v
 		}
 	}
 	return rep, storeError(err)

@@ -434,6 +434,11 @@ func runMigrate(args []string, s *stdio) int {
 		fmt.Fprintf(s.out, "location keys: another urikit (version %d's rules) began migrating them meanwhile: this one stopped, and that one finishes\n",
 			rep.LocationsTakenOver)
 	}
+	if rep.LocationsOlder != 0 {
+		fmt.Fprintf(s.out, "location keys: the store's are of version %d, older than this urikit's (%d), as another urikit's migration left them: "+
+			"once no migration is under way, this urikit refuses to store locations until it migrates them (run urikit migrate again)\n",
+			rep.LocationsOlder, resolver.LocationKeyVersion)
+	}
 	if len(rep.Conflicts) > 0 {
 		fmt.Fprintf(s.err, "urikit migrate: %s now equivalent to another record's name, left as it was:\n", plural(len(rep.Conflicts), "name is", "names are"))
 		for _, c := range rep.Conflicts {
@@ -527,6 +532,10 @@ func runVerify(args []string, s *stdio) int {
 		fmt.Fprintf(s.out, "note: the location index's keys are of version %d of the normalization rules, this build's are of version %d: "+
 			"each key was checked against its row, not against its URL; urikit migrate computes them again\n",
 			rep.LocationKeyVersion, resolver.LocationKeyVersion)
+	}
+	if rep.LocationMigration {
+		fmt.Fprintln(s.out, "note: a migration of the location index's keys was under way: keys of other normalization rules than this build's "+
+			"were checked against their rows, not against their URLs; verify again once it is done")
 	}
 	return exitOK
 }

@@ -212,6 +212,11 @@ func serve(s *stdio, c serveConfig, logger *slog.Logger) error {
 		logger.Warn("another urikit began migrating the location keys meanwhile: this instance stopped migrating, and that one finishes",
 			"other", rep.LocationsTakenOver, "this build", resolver.LocationKeyVersion)
 	}
+	if rep.LocationsOlder != 0 {
+		logger.Warn("the store's location keys are of older rules, as another urikit's migration left them: once no migration is under way, "+
+			"this instance refuses writes of locations until it migrates them (urikit migrate, or a restart)",
+			"store", rep.LocationsOlder, "this build", resolver.LocationKeyVersion)
+	}
 	if rep.LocationsFrom != 0 {
 		logger.Warn("location keys migrated", "from", rep.LocationsFrom, "to", resolver.LocationKeyVersion,
 			"records", rep.LocationRecords, "rekeyed", rep.LocationsRekeyed)
