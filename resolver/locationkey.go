@@ -92,21 +92,23 @@ func storedLocationVersion(ctx context.Context, r Reader) (int, error) {
 // a store this build made — so that it does not pass for version 1.
 func (s *Service) mayStoreLocationKeys(ctx context.Context, tx Tx) error {
 	v, err := tx.Setting(ctx, LocationKeySetting)
-	if errors.Is(err, ErrNotFound) {
+	stored := 1 // what no setting means
+	switch {
+	case errors.Is(err, ErrNotFound):
 		if s.loc.version == 1 {
-			return nil // version 1 is what no setting means
+			return nil
 		}
 		recs, err := tx.Records(ctx, 0, 1)
-		if err != nil || len(recs) > 0 {
-			return err // an older store: Migrate computes its keys again
+		if err != nil {
+			return err
 		}
-		return s.pinLocationVersion(ctx, tx, 0)
-	}
-	if err != nil {
+		if len(recs) == 0 {
+			return s.pinLocationVersion(ctx, tx, 0)
+		}
+		// An older store: Migrate computes its keys again.
+	case err != nil:
 		return err
-	}
-	stored := 1
-	if v != "" {
+	case v != "":
 		if stored, err = parseLocationVersion(v); err != nil {
 			return err
 		}
@@ -117,12 +119,16 @@ func (s *Service) mayStoreLocationKeys(ctx context.Context, tx Tx) error {
 	}
 	if stored < s.loc.version {
 		// Keys of this build's rules in a store of older ones: while a
-		// migration runs, the one that finishes keys them again (its
-		// last transaction reads what was written since it began).
-		// Otherwise nothing would, and they would hide the record from
-		// L2N by the rules the store says it follows.
-		if m, err := readMigrationMark(ctx, tx); err != nil || m.version != 0 {
-			return err
+		// migration runs (or one left its mark), the one that ends keys
+		// them again: it reads every record after it began, and what was
+		// written since. Otherwise nothing would, and they would hide
+		// the record from L2N by the rules the store says it follows.
+		m, err := readMigrationMark(ctx, tx)
+		if err != nil {
+			return &Error{Kind: KindUnavailable, Offset: -1, Err: ErrUnavailable, Message: err.Error() + ": run urikit migrate"}
+		}
+		if m.version != 0 {
+			return nil
 		}
 		return &Error{Kind: KindUnavailable, Offset: -1, Err: ErrUnavailable, Message: fmt.Sprintf("the store's location keys follow "+
 			"older normalization rules (version %d) than this urikit's (%d), and no migration is under way: run urikit migrate "+
@@ -213,8 +219,22 @@ const locationsPage = 500
 // them (mayStoreLocationKeys).
 func (s *Service) migrateLocations(ctx context.Context, rep *MigrateReport) error {
 	from, err := storedLocationVersion(ctx, s.store)
-	if err != nil || from >= s.loc.version {
+	if err != nil || from > s.loc.version {
 		return err
+	}
+	if from == s.loc.version {
+		// The keys are this build's, unless a migration was interrupted
+		// and left its mark: one to other rules (a newer build's, since
+		// rolled back) may have keyed records by them. Then this build
+		// keys every record again by its own, as a migration from its
+		// own version, which ends with the mark cleared.
+		m, err := readMigrationMark(ctx, s.store)
+		if err == nil && m.version == 0 {
+			return nil
+		}
+		if err == nil {
+			rep.LocationsInterrupted = m.version
+		}
 	}
 	// mine checks, in a transaction of the migration, that the keys are
 	// still of version from and that no other build took the migration

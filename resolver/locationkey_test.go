@@ -649,7 +649,7 @@ func TestLocationKeyMigrationTakenOver(t *testing.T) {
 				t.Errorf("v3's L2N of %s: %+v %v", url, recs, err)
 			}
 		}
-		if rep, err := v3.VerifyAll(ctx, nil); err != nil || rep.StaleLocationKeys || rep.LocationMigration || rep.Records != n {
+		if rep, err := v3.VerifyAll(ctx, nil); err != nil || rep.StaleLocationKeys || rep.LocationMigration != 0 || rep.Records != n {
 			t.Fatalf("v3's Verify: %+v %v", rep, err)
 		}
 	})
@@ -717,7 +717,7 @@ func TestLocationKeyMigrationTakenOver(t *testing.T) {
 				t.Errorf("v2's L2N of %s: %+v %v", url, recs, err)
 			}
 		}
-		if rep, err := v2.VerifyAll(ctx, nil); err != nil || rep.StaleLocationKeys || rep.LocationMigration || rep.Records != n {
+		if rep, err := v2.VerifyAll(ctx, nil); err != nil || rep.StaleLocationKeys || rep.LocationMigration != 0 || rep.Records != n {
 			t.Fatalf("v2's Verify: %+v %v", rep, err)
 		}
 		v3 := build(store, 3, version3)
@@ -816,11 +816,119 @@ func TestVerifyByAnOlderBuildDuringAMigration(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
-		if err != nil || !rep.LocationMigration || rep.StaleLocationKeys || rep.LocationKeyVersion != 1 || rep.Records != n {
+		if err != nil || rep.LocationMigration == 0 || rep.StaleLocationKeys || rep.LocationKeyVersion != 1 || rep.Records != n {
 			t.Fatalf("v1's VerifyAll during v2's migration: %+v %v; want no failure, and the migration noted", rep, err)
 		}
-		if rep, err := v2.VerifyAll(ctx, nil); err != nil || rep.LocationMigration || rep.StaleLocationKeys {
+		if rep, err := v2.VerifyAll(ctx, nil); err != nil || rep.LocationMigration != 0 || rep.StaleLocationKeys {
 			t.Fatalf("v2's VerifyAll after its migration: %+v %v", rep, err)
 		}
 	})
+}
+
+// TestLocationKeyMigrationMark: what the mark of a migration allows, and
+// that only a mark the history backs allows it.
+//   - A newer build refuses to store keys of its rules in a store of
+//     older ones when no migration is under way, the first upgrade (no
+//     setting yet) too.
+//   - A migration interrupted after its first page leaves its mark. An
+//     older build's Verify then checks the keys of the newer rules against
+//     their rows only, and says so; the older build's Migrate keys every
+//     record again by its own rules and clears the mark, after which its
+//     Verify computes every key again.
+//   - A mark written behind the history's back fails Verify, which it
+//     would otherwise stop from computing keys.
+func TestLocationKeyMigrationMark(t *testing.T) {
+	eachStore(t, func(t *testing.T, store resolver.Store) {
+		ctx := context.Background()
+		v1 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+		m := exampleMaintainer(t, v1)
+		a, _, err := v1.Put(ctx, m, "urn:example:a", locs("https://example.org/a/"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		newV2 := func(st resolver.Store) *resolver.Service {
+			svc := resolver.New(st, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+			svc.PlayLocationRules(2, version2)
+			return svc
+		}
+		if _, _, err := newV2(store).Put(ctx, m, "urn:example:b", locs("https://example.org/b/")); resolver.KindOf(err) != resolver.KindUnavailable ||
+			!strings.Contains(err.Error(), "no migration is under way") {
+			t.Fatalf("v2's Put into an unmigrated store: %v, want unavailable", err)
+		}
+
+		// v2 begins, keys its page, and stops before it records its version.
+		if _, err := newV2(&failUpdate{Store: store, n: 3}).Migrate(ctx); err == nil {
+			t.Fatal("v2's Migrate did not fail")
+		}
+		if recs, err := v1.ByLocation(ctx, "https://example.org/a/"); err != nil || len(recs) != 0 {
+			t.Fatalf("the test plays no change: v1's L2N finds a after v2's page: %+v %v", recs, err)
+		}
+		rep, err := v1.VerifyAll(ctx, nil)
+		if err != nil || rep.LocationMigration == 0 || rep.StaleLocationKeys {
+			t.Fatalf("v1's VerifyAll after the interrupted migration: %+v %v; want the migration noted", rep, err)
+		}
+		if _, _, err := newV2(store).Put(ctx, m, "urn:example:b", locs("https://example.org/b/")); err != nil {
+			t.Fatalf("v2's Put while a migration is under way: %v", err)
+		}
+		mr, err := v1.Migrate(ctx)
+		if err != nil || mr.LocationsInterrupted != 2 || mr.LocationsFrom != 1 || mr.LocationRecords != 2 || mr.LocationsRekeyed != 2 {
+			t.Fatalf("v1's Migrate: %+v %v; want both records keyed again by version 1", mr, err)
+		}
+		if v, err := store.Setting(ctx, resolver.LocationKeyMigrationSetting); err != nil || v != "" {
+			t.Fatalf("the mark after v1's Migrate: %q %v", v, err)
+		}
+		for url, id := range map[string]int64{"https://example.org/a/": a.ID} {
+			if recs, err := v1.ByLocation(ctx, url); err != nil || len(recs) != 1 || recs[0].ID != id {
+				t.Fatalf("v1's L2N of %s: %+v %v", url, recs, err)
+			}
+		}
+		if rep, err := v1.VerifyAll(ctx, nil); err != nil || rep.LocationMigration != 0 || rep.StaleLocationKeys {
+			t.Fatalf("v1's VerifyAll after its Migrate: %+v %v", rep, err)
+		}
+
+		// A key edited with its row fails Verify, and a mark that no
+		// migration wrote does not hide it.
+		update(t, store, func(tx resolver.Tx) error {
+			r, err := tx.Record(ctx, a.ID)
+			if err != nil {
+				return err
+			}
+			r.Locations[0].Key = "https://evil.example/"
+			return tx.UpdateRecord(ctx, r)
+		})
+		var se *resolver.StateError
+		if _, err := v1.VerifyAll(ctx, nil); !errors.As(err, &se) || se.RecordID != a.ID {
+			t.Fatalf("VerifyAll with an edited key: %v", err)
+		}
+		// The marks: an entry that began nothing, v2's begin entry (whose
+		// migration v1's ended), a mark that is no VERSION:SEQ.
+		var begun int64
+		log, err := store.Log(ctx, 0, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range log {
+			if e.Action == resolver.ActionLocationsRekey && strings.Contains(string(e.Data), `"version":2`) && begun == 0 {
+				begun = e.Seq
+			}
+		}
+		if begun == 0 {
+			t.Fatal("no entry began v2's migration")
+		}
+		for _, mark := range []string{"2:1", fmt.Sprintf("2:%d", begun), "3:x"} {
+			update(t, store, func(tx resolver.Tx) error { return tx.SetSetting(ctx, resolver.LocationKeyMigrationSetting, mark) })
+			var ae *resolver.AccessError
+			if _, err := v1.VerifyAll(ctx, nil); !errors.As(err, &ae) || ae.Kind != "location keys" || !strings.Contains(err.Error(), resolver.LocationKeyMigrationSetting) {
+				t.Errorf("VerifyAll with the mark %q written behind the history's back: %v", mark, err)
+			}
+		}
+	})
+}
+
+// update runs fn in a transaction of store.
+func update(t *testing.T, store resolver.Store, fn func(resolver.Tx) error) {
+	t.Helper()
+	if err := store.Update(context.Background(), fn); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -27,6 +27,11 @@ type MigrateReport struct {
 	// migration of the location keys began while this one's ran (0 when
 	// none did): this one stopped, and the other one finishes the work.
 	LocationsTakenOver int
+	// LocationsInterrupted is the LocationKeyVersion of a migration that
+	// was interrupted and left its mark in a store whose keys are of this
+	// build's version (0 when none did): Migrate keyed every record again
+	// by this build's rules (LocationsFrom is then this build's version).
+	LocationsInterrupted int
 	// LocationsOlder is the store's LocationKeyVersion when it is older
 	// than this build's after Migrate (0 otherwise): another build's
 	// migration took this one over, or recorded its older version first.
@@ -55,7 +60,9 @@ func (s *Service) Migrate(ctx context.Context) (MigrateReport, error) {
 		case err != nil:
 		case v > s.loc.version:
 			rep.LocationsNewer = v
-		case v < s.loc.version:
+		case v < s.loc.version && rep.LocationsTakenOver != s.loc.version:
+			// (Taken over by another instance of this build: that
+			// one records this build's version.)
 			rep.LocationsOlder = v
 		}
 	}

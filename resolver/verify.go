@@ -48,12 +48,13 @@ type VerifyReport struct {
 	// computes older keys again; newer ones are a newer build's.
 	LocationKeyVersion int
 	StaleLocationKeys  bool
-	// LocationMigration tells that a migration of the location keys
-	// (Migrate, possibly another build's) was under way while VerifyAll
-	// read the records: keys of other rules than this build's met from
-	// then on were checked against their rows only, as with
-	// StaleLocationKeys.
-	LocationMigration bool
+	// LocationMigration is the Seq of the history entry that began a
+	// migration of the location keys (Migrate, possibly another build's)
+	// that was under way, or was interrupted, while VerifyAll read the
+	// records (0: none). A record whose keys are not of this build's rules
+	// then has them checked against its rows only, as with
+	// StaleLocationKeys: the migration may have keyed it by its own.
+	LocationMigration int64
 }
 
 // Verify runs VerifyAll and returns how many history entries it checked;
@@ -145,6 +146,29 @@ func (s *Service) VerifyAll(ctx context.Context, progress func(VerifyReport)) (V
 	if rep.StaleLocationKeys = rep.LocationKeyVersion != s.loc.version; rep.StaleLocationKeys {
 		locKey = nil
 	}
+	// migrating looks for a migration of the location keys under way (its
+	// mark, which must be what the history's entry that began it says), or
+	// one that ended since the keys' version was read; it sets
+	// rep.LocationMigration.
+	migrating := func() error {
+		if rep.LocationMigration != 0 {
+			return nil
+		}
+		seq, err := s.locationMigration(ctx, rep.LocationKeyVersion, access.Head, replay.locationsSeq)
+		if err != nil {
+			return err
+		}
+		if seq > v.Head().Seq {
+			if err := s.verifyChain(ctx, &v, replay, aliased, seq, nil); err != nil {
+				return err
+			}
+		}
+		rep.LocationMigration = seq
+		return nil
+	}
+	if err := migrating(); err != nil {
+		return fail(err)
+	}
 
 	start, err := s.store.Head(ctx)
 	if err != nil {
@@ -168,14 +192,18 @@ func (s *Service) VerifyAll(ctx context.Context, progress func(VerifyReport)) (V
 				}
 			}
 			if err := s.verifyState(ctx, st, aliased[st.ID], locKey); err != nil {
-				// A migration may be keying the records again by other
-				// rules than this build's as they are read: then the
-				// keys are checked against their rows only, from here on.
-				if locKey == nil || !s.locationMigrationSeen(ctx, rep.LocationKeyVersion) ||
-					s.verifyState(ctx, st, aliased[st.ID], nil) != nil {
+				// A migration may have keyed this record again by
+				// other rules than this build's: then its keys are
+				// checked against its rows only.
+				if locKey == nil {
 					return fail(err)
 				}
-				locKey, rep.LocationMigration = nil, true
+				if merr := migrating(); merr != nil {
+					return fail(merr)
+				}
+				if rep.LocationMigration == 0 || s.verifyState(ctx, st, aliased[st.ID], nil) != nil {
+					return fail(err)
+				}
 			}
 			if st.HasRecord {
 				rep.Records++
@@ -203,16 +231,52 @@ func (s *Service) VerifyAll(ctx context.Context, progress func(VerifyReport)) (V
 	return rep, nil
 }
 
-// locationMigrationSeen tells whether a migration of the location keys is
-// under way (its mark is set), or ended since VerifyAll read the keys'
-// version (stored). A failure to read says no: the difference found is
-// then reported.
-func (s *Service) locationMigrationSeen(ctx context.Context, stored int) bool {
-	if m, err := readMigrationMark(ctx, s.store); err == nil && m.version != 0 {
-		return true
+// locationMigration returns the Seq of the entry that began the migration
+// of the location keys under way, after checking it against the mark
+// LocationKeyMigrationSetting: a mark that no entry of the history backs
+// (the entry it names began no migration from the stored version, or one
+// that a locations.migrate entry, the last of them at ended, since ended),
+// which would stop Verify from recomputing keys, is an *AccessError. When
+// no migration is under way but the keys' version is no longer stored, as
+// it was when VerifyAll read it (version 1 when absent), one ended since:
+// it returns the Seq of the locations.migrate entry after entry after that
+// ended it. 0: none.
+func (s *Service) locationMigration(ctx context.Context, stored int, after, ended int64) (int64, error) {
+	m, err := readMigrationMark(ctx, s.store)
+	if err != nil {
+		return 0, &AccessError{Kind: "location keys", Reason: err.Error() + ": no migration wrote it"}
 	}
-	v, err := storedLocationVersion(ctx, s.store)
-	return err == nil && v != stored
+	if m.version != 0 {
+		es, err := s.store.Log(ctx, m.seq-1, 1)
+		if err != nil {
+			return 0, storeError(err)
+		}
+		var j locationsRekeyJSON
+		if len(es) == 0 || es[0].Seq != m.seq || es[0].Action != ActionLocationsRekey || json.Unmarshal(es[0].Data, &j) != nil ||
+			j.Rekeyed != 0 || j.Version != m.version || j.From != stored || m.seq < ended {
+			return 0, &AccessError{Kind: "location keys", Seq: m.seq, Reason: fmt.Sprintf("the setting %s is %q, but history entry %d "+
+				"did not begin a migration of keys of version %d to version %d: a migration mark that no migration wrote, "+
+				"which would stop Verify from computing keys again", LocationKeyMigrationSetting, m, m.seq, stored, m.version)}
+		}
+		return m.seq, nil
+	}
+	now, err := storedLocationVersion(ctx, s.store)
+	if err != nil || now == stored {
+		return 0, storeError(err)
+	}
+	for {
+		page, err := s.store.Log(ctx, after, verifyPage)
+		if err != nil || len(page) == 0 {
+			return 0, storeError(err)
+		}
+		for _, e := range page {
+			var j locationsMigrateJSON
+			if e.Action == ActionLocationsMigrate && json.Unmarshal(e.Data, &j) == nil && j.Version == now {
+				return e.Seq, nil
+			}
+		}
+		after = page[len(page)-1].Seq
+	}
 }
 
 // verifyLocationRows reads the whole location index, a page at a time,

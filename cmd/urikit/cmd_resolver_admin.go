@@ -426,7 +426,11 @@ func runMigrate(args []string, s *stdio) int {
 		return fail(s, "migrate", t, err)
 	}
 	fmt.Fprintf(s.out, "keys: %d stored under older rules, %d re-keyed\n", rep.Checked, rep.Rekeyed)
-	if rep.LocationsFrom != 0 {
+	switch {
+	case rep.LocationsInterrupted != 0 && rep.LocationsFrom != 0:
+		fmt.Fprintf(s.out, "location keys: a migration to version %d's rules was interrupted: computed them again by this urikit's (version %d): %s read, %d changed\n",
+			rep.LocationsInterrupted, resolver.LocationKeyVersion, plural(rep.LocationRecords, "record", "records"), rep.LocationsRekeyed)
+	case rep.LocationsFrom != 0:
 		fmt.Fprintf(s.out, "location keys: computed again by version %d's rules (they were of version %d): %s read, %d changed\n",
 			resolver.LocationKeyVersion, rep.LocationsFrom, plural(rep.LocationRecords, "record", "records"), rep.LocationsRekeyed)
 	}
@@ -533,9 +537,10 @@ func runVerify(args []string, s *stdio) int {
 			"each key was checked against its row, not against its URL; urikit migrate computes them again\n",
 			rep.LocationKeyVersion, resolver.LocationKeyVersion)
 	}
-	if rep.LocationMigration {
-		fmt.Fprintln(s.out, "note: a migration of the location index's keys was under way: keys of other normalization rules than this build's "+
-			"were checked against their rows, not against their URLs; verify again once it is done")
+	if rep.LocationMigration != 0 {
+		fmt.Fprintf(s.out, "note: a migration of the location index's keys (history entry %d) was under way, or was interrupted: "+
+			"keys of other normalization rules than this build's were checked against their rows, not against their URLs; "+
+			"verify again once a migration has ended (urikit migrate ends an interrupted one)\n", rep.LocationMigration)
 	}
 	return exitOK
 }

@@ -219,7 +219,7 @@ func serve(s *stdio, c serveConfig, logger *slog.Logger) error {
 	}
 	if rep.LocationsFrom != 0 {
 		logger.Warn("location keys migrated", "from", rep.LocationsFrom, "to", resolver.LocationKeyVersion,
-			"records", rep.LocationRecords, "rekeyed", rep.LocationsRekeyed)
+			"interrupted", rep.LocationsInterrupted, "records", rep.LocationRecords, "rekeyed", rep.LocationsRekeyed)
 	}
 	tok, err := svc.EnsureAdminToken(ctx)
 	if err != nil {
