@@ -144,6 +144,13 @@ func (s *Service) pinLocationVersion(ctx context.Context, tx Tx, rekeyed int) er
 	if err := tx.SetSetting(ctx, LocationKeySetting, strconv.Itoa(s.loc.version)); err != nil {
 		return err
 	}
+	// No migration from another version goes on after this: one under
+	// way stops at its next transaction (the version it started from is
+	// gone), and its mark, which Verify would hold to a migration that
+	// can no longer end, goes.
+	if err := tx.SetSetting(ctx, LocationKeyMigrationSetting, ""); err != nil {
+		return err
+	}
 	data, err := json.Marshal(locationsMigrateJSON{Version: s.loc.version, Rekeyed: rekeyed})
 	if err != nil {
 		return err
@@ -204,7 +211,8 @@ const locationsPage = 500
 // (which Verify holds the setting to). It sets rep's LocationsFrom (the
 // version the keys were of; 0 when they were current, or newer: a newer
 // build migrated them, and this one must not take them back),
-// LocationRecords, LocationsRekeyed and LocationsTakenOver.
+// LocationRecords, LocationsRekeyed, LocationsTakenOver,
+// LocationsInterrupted and LocationsNewerUnderWay.
 //
 // A migration begins by writing its mark into the setting
 // LocationKeyMigrationSetting, and every later transaction of it checks
@@ -217,25 +225,35 @@ const locationsPage = 500
 // taken over, or overtaken, by an older build's then finds the store's
 // keys older than its own, and refuses to store keys until it migrates
 // them (mayStoreLocationKeys).
-func (s *Service) migrateLocations(ctx context.Context, rep *MigrateReport) error {
+//
+// A migration to newer rules than this build's (its mark) is left alone
+// unless takeOver is set: Migrate runs at every start of urikit serve, and
+// an instance of an older build started during a rolling upgrade must not
+// undo it. Nothing tells a migration under way from one that was
+// interrupted; urikit migrate, run by an operator who knows, takes either
+// over.
+func (s *Service) migrateLocations(ctx context.Context, rep *MigrateReport, takeOver bool) error {
 	from, err := storedLocationVersion(ctx, s.store)
 	if err != nil || from > s.loc.version {
 		return err
 	}
-	if from == s.loc.version {
-		// The keys are this build's, unless a migration was interrupted
-		// and left its mark: one to other rules (a newer build's, since
-		// rolled back) may have keyed records by them. Then this build
-		// keys every record again by its own, as a migration from its
-		// own version, which ends with the mark cleared.
-		m, err := readMigrationMark(ctx, s.store)
-		if err == nil && m.version == 0 {
-			return nil
-		}
-		if err == nil {
-			rep.LocationsInterrupted = m.version
-		}
+	other, err := readMigrationMark(ctx, s.store)
+	switch {
+	case err != nil && !takeOver:
+		return err
+	case err != nil:
+		other = migrationMark{} // a mark no migration wrote: this one replaces it
+	case other.version > s.loc.version && !takeOver:
+		rep.LocationsNewerUnderWay = other.version
+		return nil
 	}
+	if from == s.loc.version && other.version == 0 {
+		return nil
+	}
+	// (When from is this build's version, a migration to other rules was
+	// interrupted and left its mark, and may have keyed records by them:
+	// this build keys every record again by its own, as a migration from
+	// its own version, which ends with the mark cleared.)
 	// mine checks, in a transaction of the migration, that the keys are
 	// still of version from and that no other build took the migration
 	// over; when one did, it sets rep.LocationsTakenOver to its version.
@@ -277,7 +295,10 @@ func (s *Service) migrateLocations(ctx context.Context, rep *MigrateReport) erro
 		return err
 	}
 	rep.LocationsFrom = from
-	stop := func() error { rep.LocationsFrom = 0; return nil }
+	if from == s.loc.version {
+		rep.LocationsInterrupted = other.version
+	}
+	stop := func() error { rep.LocationsFrom, rep.LocationsInterrupted = 0, 0; return nil }
 	var after int64
 	for {
 		recs, err := s.store.Records(ctx, after, locationsPage)
@@ -375,9 +396,6 @@ func (s *Service) migrateLocations(ctx context.Context, rep *MigrateReport) erro
 					late++
 				}
 			}
-		}
-		if err := tx.SetSetting(ctx, LocationKeyMigrationSetting, ""); err != nil {
-			return err
 		}
 		return s.pinLocationVersion(ctx, tx, rep.LocationsRekeyed+late)
 	})

@@ -588,13 +588,20 @@ func TestVerifyDuringLocationMigration(t *testing.T) {
 	}
 }
 
-// TestLocationKeyMigrationTakenOver: two builds of different rules
-// migrate one store at once (a rolling upgrade that skips a version, or an
-// instance of each started together). v3's migration begins after v2 keyed
-// its first page and before its second: v2 stops there, and v3, which
-// reads every record after it began, leaves every key of its version, v2's
-// page too. Then a migration interrupted after it began leaves its mark,
-// and the next one, of any build, takes the store over and clears it.
+// TestLocationKeyMigrationTakenOver: migrations at once on one store.
+//   - v3's migration begins after v2 keyed its first page and before its
+//     second (a rolling upgrade that skips a version): v2 stops there, and
+//     v3, which reads every record after it began, leaves every key of its
+//     version, v2's page too.
+//   - v2 keys a page, v3 takes over, and a second instance of v3 takes
+//     over from the first. The mark is a migration's own, not its
+//     build's: v3's first instance stops as v2 does, and the second one
+//     finishes.
+//   - A migration of v3 is interrupted after it began. v2's Migrate (as
+//     serve's start runs it) leaves it alone; v2's MigrateOver (as urikit
+//     migrate runs it) ends it at version 2. v3, whose keys are then newer
+//     than the store's with no migration under way, refuses to store
+//     them until it migrates again.
 func TestLocationKeyMigrationTakenOver(t *testing.T) {
 	eachStore(t, func(t *testing.T, store resolver.Store) {
 		ctx := context.Background()
@@ -653,12 +660,6 @@ func TestLocationKeyMigrationTakenOver(t *testing.T) {
 			t.Fatalf("v3's Verify: %+v %v", rep, err)
 		}
 	})
-	// Two instances of v2 and one of v3: v2's first instance keys a
-	// page, v3 begins and keys one, v2's second instance begins. The
-	// mark is a migration's own, not its build's: the first instance of
-	// v2 stops as v3 does, and the second finishes. v3, whose version is
-	// not the one recorded, then refuses to store keys of its rules, which
-	// nothing would key again, and says so.
 	eachStore(t, func(t *testing.T, store resolver.Store) {
 		ctx := context.Background()
 		v1 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
@@ -686,7 +687,7 @@ func TestLocationKeyMigrationTakenOver(t *testing.T) {
 			}()
 		}
 		c := build(&beforeUpdate{Store: store, n: 3, hook: func() { close(cPaged); <-cRelease }}, 3, version3)
-		b := build(&beforeUpdate{Store: store, n: 2, hook: func() { close(bBegun); <-bRelease }}, 2, version2)
+		b := build(&beforeUpdate{Store: store, n: 2, hook: func() { close(bBegun); <-bRelease }}, 3, version3)
 		a := build(&beforeUpdate{Store: store, n: 3, hook: func() {
 			run(c, cDone)
 			<-cPaged
@@ -694,43 +695,29 @@ func TestLocationKeyMigrationTakenOver(t *testing.T) {
 			<-bBegun
 		}}, 2, version2)
 		repA, err := a.Migrate(ctx)
-		if err != nil || repA.LocationsTakenOver != 2 || repA.LocationsFrom != 0 {
-			t.Errorf("v2's first instance: %+v %v; want it taken over by v2's second", repA, err)
+		if err != nil || repA.LocationsTakenOver != 3 || repA.LocationsFrom != 0 {
+			t.Errorf("v2: %+v %v; want it taken over by v3's second instance", repA, err)
 		}
 		close(cRelease)
 		repC := <-cDone
-		if repC.LocationsTakenOver != 2 || repC.LocationsFrom != 0 {
-			t.Errorf("v3: %+v; want it taken over by v2's second instance", repC)
+		if repC.LocationsTakenOver != 3 || repC.LocationsFrom != 0 || repC.LocationsOlder != 0 {
+			t.Errorf("v3's first instance: %+v; want it taken over by its second, with nothing to refuse", repC)
 		}
 		close(bRelease)
 		repB := <-bDone
-		if repB.LocationsFrom != 1 || repB.LocationRecords != n || repB.LocationsRekeyed != n {
-			t.Errorf("v2's second instance: %+v; want every record keyed again from version 1", repB)
-		}
-		if repC.LocationsOlder != 1 { // as the store stood when v3 stopped
-			t.Errorf("v3: LocationsOlder %d, want 1", repC.LocationsOlder)
-		}
-		v2 := build(store, 2, version2)
-		for _, i := range []int{0, 499, 500, n - 1} { // the pages of v2's first instance, v3's, and the others
-			url := fmt.Sprintf("https://example.org/n/%d/X", i)
-			if recs, err := v2.ByLocation(ctx, url); err != nil || len(recs) != 1 || recs[0].URN != fmt.Sprintf("urn:example:n%d", i) {
-				t.Errorf("v2's L2N of %s: %+v %v", url, recs, err)
-			}
-		}
-		if rep, err := v2.VerifyAll(ctx, nil); err != nil || rep.StaleLocationKeys || rep.LocationMigration != 0 || rep.Records != n {
-			t.Fatalf("v2's Verify: %+v %v", rep, err)
+		// v3's first instance keyed the first page by the same rules.
+		if repB.LocationsFrom != 1 || repB.LocationRecords != n || repB.LocationsRekeyed != n-500 {
+			t.Errorf("v3's second instance: %+v; want every record read, the last %d keyed again", repB, n-500)
 		}
 		v3 := build(store, 3, version3)
-		if _, _, err := v3.Put(ctx, m, "urn:example:late", locs("https://example.org/Late/")); resolver.KindOf(err) != resolver.KindUnavailable ||
-			!strings.Contains(err.Error(), "older normalization rules (version 2)") {
-			t.Fatalf("v3's Put into a store of version 2 with no migration under way: %v, want unavailable", err)
+		for _, i := range []int{0, 499, 500, n - 1} { // the pages of v2, of v3's first instance, and the others
+			url := fmt.Sprintf("https://example.org/n/%d/x", i)
+			if recs, err := v3.ByLocation(ctx, url); err != nil || len(recs) != 1 || recs[0].URN != fmt.Sprintf("urn:example:n%d", i) {
+				t.Errorf("v3's L2N of %s: %+v %v", url, recs, err)
+			}
 		}
-		// v3 migrates it again, and writes.
-		if rep, err := v3.Migrate(ctx); err != nil || rep.LocationsFrom != 2 || rep.LocationsRekeyed != n || rep.LocationsOlder != 0 {
-			t.Fatalf("v3's Migrate from version 2: %+v %v", rep, err)
-		}
-		if _, _, err := v3.Put(ctx, m, "urn:example:late", locs("https://example.org/Late/")); err != nil {
-			t.Fatal(err)
+		if rep, err := v3.VerifyAll(ctx, nil); err != nil || rep.StaleLocationKeys || rep.LocationMigration != 0 || rep.Records != n {
+			t.Fatalf("v3's Verify: %+v %v", rep, err)
 		}
 	})
 	eachStore(t, func(t *testing.T, store resolver.Store) {
@@ -740,29 +727,42 @@ func TestLocationKeyMigrationTakenOver(t *testing.T) {
 		if _, _, err := v1.Put(ctx, m, "urn:example:a", locs("https://example.org/A/")); err != nil {
 			t.Fatal(err)
 		}
+		build := func(st resolver.Store, v int, key func(uri.URI) string) *resolver.Service {
+			svc := resolver.New(st, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+			svc.PlayLocationRules(v, key)
+			return svc
+		}
 		// v3 begins, and fails at its first page.
-		v3 := resolver.New(&failUpdate{Store: store, n: 2}, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
-		v3.PlayLocationRules(3, version3)
-		if _, err := v3.Migrate(ctx); err == nil {
+		if _, err := build(&failUpdate{Store: store, n: 2}, 3, version3).Migrate(ctx); err == nil {
 			t.Fatal("v3's Migrate did not fail")
 		}
-		if v, err := store.Setting(ctx, resolver.LocationKeyMigrationSetting); err != nil || !strings.HasPrefix(v, "3:") {
-			t.Fatalf("after the failure, setting %s = %q %v, want v3's mark", resolver.LocationKeyMigrationSetting, v, err)
+		mark, err := store.Setting(ctx, resolver.LocationKeyMigrationSetting)
+		if err != nil || !strings.HasPrefix(mark, "3:") {
+			t.Fatalf("after the failure, setting %s = %q %v, want v3's mark", resolver.LocationKeyMigrationSetting, mark, err)
 		}
-		// An older build's migration takes the store over, and ends.
-		v2 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
-		v2.PlayLocationRules(2, version2)
-		if rep, err := v2.Migrate(ctx); err != nil || rep.LocationsFrom != 1 || rep.LocationsRekeyed != 1 || rep.LocationsTakenOver != 0 {
-			t.Fatalf("v2's Migrate: %+v %v", rep, err)
+		v2 := build(store, 2, version2)
+		if rep, err := v2.Migrate(ctx); err != nil || rep.LocationsNewerUnderWay != 3 || rep.LocationsFrom != 0 || rep.LocationsOlder != 1 {
+			t.Fatalf("v2's Migrate: %+v %v; want v3's migration left alone", rep, err)
+		}
+		if v, err := store.Setting(ctx, resolver.LocationKeyMigrationSetting); err != nil || v != mark {
+			t.Fatalf("after v2's Migrate, the mark is %q %v, want %q", v, err, mark)
+		}
+		if rep, err := v2.MigrateOver(ctx); err != nil || rep.LocationsFrom != 1 || rep.LocationsRekeyed != 1 || rep.LocationsTakenOver != 0 {
+			t.Fatalf("v2's MigrateOver: %+v %v", rep, err)
 		}
 		if v, err := store.Setting(ctx, resolver.LocationKeyMigrationSetting); err != nil || v != "" {
 			t.Fatalf("after v2's migration, setting %s = %q %v, want it cleared", resolver.LocationKeyMigrationSetting, v, err)
 		}
-		// Then v3's again, from version 2.
-		v3 = resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
-		v3.PlayLocationRules(3, version3)
+		v3 := build(store, 3, version3)
+		if _, _, err := v3.Put(ctx, m, "urn:example:late", locs("https://example.org/Late/")); resolver.KindOf(err) != resolver.KindUnavailable ||
+			!strings.Contains(err.Error(), "older normalization rules (version 2)") {
+			t.Fatalf("v3's Put into a store of version 2 with no migration under way: %v, want unavailable", err)
+		}
 		if rep, err := v3.Migrate(ctx); err != nil || rep.LocationsFrom != 2 || rep.LocationsRekeyed != 1 {
 			t.Fatalf("v3's Migrate from version 2: %+v %v", rep, err)
+		}
+		if _, _, err := v3.Put(ctx, m, "urn:example:late", locs("https://example.org/Late/")); err != nil {
+			t.Fatal(err)
 		}
 		if recs, err := v3.ByLocation(ctx, "https://example.org/a"); err != nil || len(recs) != 1 {
 			t.Fatalf("v3's L2N: %+v %v", recs, err)
@@ -832,9 +832,10 @@ func TestVerifyByAnOlderBuildDuringAMigration(t *testing.T) {
 //     setting yet) too.
 //   - A migration interrupted after its first page leaves its mark. An
 //     older build's Verify then checks the keys of the newer rules against
-//     their rows only, and says so; the older build's Migrate keys every
-//     record again by its own rules and clears the mark, after which its
-//     Verify computes every key again.
+//     their rows only, and says so. The older build's Migrate leaves the
+//     mark alone (the migration may be under way); its MigrateOver keys
+//     every record again by its own rules and clears the mark, after which
+//     its Verify computes every key again.
 //   - A mark written behind the history's back fails Verify, which it
 //     would otherwise stop from computing keys.
 func TestLocationKeyMigrationMark(t *testing.T) {
@@ -870,9 +871,12 @@ func TestLocationKeyMigrationMark(t *testing.T) {
 		if _, _, err := newV2(store).Put(ctx, m, "urn:example:b", locs("https://example.org/b/")); err != nil {
 			t.Fatalf("v2's Put while a migration is under way: %v", err)
 		}
-		mr, err := v1.Migrate(ctx)
+		if mr, err := v1.Migrate(ctx); err != nil || mr.LocationsNewerUnderWay != 2 || mr.LocationsFrom != 0 {
+			t.Fatalf("v1's Migrate: %+v %v; want v2's migration left alone", mr, err)
+		}
+		mr, err := v1.MigrateOver(ctx)
 		if err != nil || mr.LocationsInterrupted != 2 || mr.LocationsFrom != 1 || mr.LocationRecords != 2 || mr.LocationsRekeyed != 2 {
-			t.Fatalf("v1's Migrate: %+v %v; want both records keyed again by version 1", mr, err)
+			t.Fatalf("v1's MigrateOver: %+v %v; want both records keyed again by version 1", mr, err)
 		}
 		if v, err := store.Setting(ctx, resolver.LocationKeyMigrationSetting); err != nil || v != "" {
 			t.Fatalf("the mark after v1's Migrate: %q %v", v, err)
@@ -923,6 +927,29 @@ func TestLocationKeyMigrationMark(t *testing.T) {
 			}
 		}
 	})
+	// A new store: v2's migration (of no record) is interrupted before
+	// it records its version; v2's first record records it, which ends
+	// the migration and its mark.
+	eachStore(t, func(t *testing.T, store resolver.Store) {
+		ctx := context.Background()
+		v2 := resolver.New(&failUpdate{Store: store, n: 2}, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+		v2.PlayLocationRules(2, version2)
+		if _, err := v2.Migrate(ctx); err == nil {
+			t.Fatal("v2's Migrate did not fail")
+		}
+		v2 = resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+		v2.PlayLocationRules(2, version2)
+		m := exampleMaintainer(t, v2)
+		if _, _, err := v2.Put(ctx, m, "urn:example:a", locs("https://example.org/a/")); err != nil {
+			t.Fatal(err)
+		}
+		if v, err := store.Setting(ctx, resolver.LocationKeyMigrationSetting); err != nil || v != "" {
+			t.Fatalf("the mark after the first record: %q %v", v, err)
+		}
+		if rep, err := v2.VerifyAll(ctx, nil); err != nil || rep.LocationKeyVersion != 2 || rep.LocationMigration != 0 {
+			t.Fatalf("VerifyAll: %+v %v", rep, err)
+		}
+	})
 }
 
 // update runs fn in a transaction of store.
@@ -931,4 +958,76 @@ func update(t *testing.T, store resolver.Store, fn func(resolver.Tx) error) {
 	if err := store.Update(context.Background(), fn); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestVerifyAcrossAMigrationThatEnded: a migration begins and ends while
+// Verify reads the records, and leaves the keys' version as Verify read
+// it. v2 keys every record and is interrupted; Verify reads the later
+// records with v2's keys; then, before Verify looks for a migration under
+// way, v1's MigrateOver keys them back and ends it. The history has the
+// migration's entries after those Verify began with: Verify checks those
+// records against their rows only, and does not fail.
+func TestVerifyAcrossAMigrationThatEnded(t *testing.T) {
+	eachStore(t, func(t *testing.T, store resolver.Store) {
+		ctx := context.Background()
+		v1 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+		m := exampleMaintainer(t, v1)
+		const n = 1200 // two pages of Verify
+		for i := range n {
+			if _, _, err := v1.Put(ctx, m, fmt.Sprintf("urn:example:n%d", i), locs(fmt.Sprintf("https://example.org/n/%d/", i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		v2 := resolver.New(&failUpdate{Store: store, n: 5}, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+		v2.PlayLocationRules(2, version2)
+		watch := &onSetting{Store: store, name: resolver.LocationKeyMigrationSetting}
+		verifier := resolver.New(watch, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+		rep, err := verifier.VerifyAll(ctx, func(r resolver.VerifyReport) {
+			if r.Records != 1000 || watch.hook != nil {
+				return
+			}
+			// v2 begins, keys three pages, and fails before it records
+			// its version.
+			if _, err := v2.Migrate(ctx); err == nil {
+				t.Error("v2's Migrate did not fail")
+			}
+			watch.hook = func() {
+				if _, err := v1.MigrateOver(ctx); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+		if watch.hook == nil {
+			t.Fatal("Verify never reported its first page")
+		}
+		if !watch.ran {
+			t.Fatal("Verify never looked for a migration: the records it read were not v2's")
+		}
+		if err != nil || rep.LocationMigration == 0 || rep.Records != n {
+			t.Fatalf("VerifyAll across the migration: %+v %v; want no failure, and the migration noted", rep, err)
+		}
+		if v, err := store.Setting(ctx, resolver.LocationKeySetting); err != nil || v != "1" {
+			t.Fatalf("the keys' version after v1's MigrateOver: %q %v", v, err)
+		}
+		if rep, err := v1.VerifyAll(ctx, nil); err != nil || rep.LocationMigration != 0 {
+			t.Fatalf("VerifyAll after: %+v %v", rep, err)
+		}
+	})
+}
+
+// onSetting is a store that runs hook once, before the first read of the
+// setting name after hook is set.
+type onSetting struct {
+	resolver.Store
+	name string
+	hook func()
+	ran  bool
+}
+
+func (s *onSetting) Setting(ctx context.Context, name string) (string, error) {
+	if name == s.name && s.hook != nil && !s.ran {
+		s.ran = true
+		s.hook()
+	}
+	return s.Store.Setting(ctx, name)
 }

@@ -32,6 +32,11 @@ type MigrateReport struct {
 	// build's version (0 when none did): Migrate keyed every record again
 	// by this build's rules (LocationsFrom is then this build's version).
 	LocationsInterrupted int
+	// LocationsNewerUnderWay is the LocationKeyVersion of a newer build
+	// whose migration of the location keys is under way, or was
+	// interrupted (its mark), which Migrate left alone (0 when none):
+	// MigrateOver takes it over.
+	LocationsNewerUnderWay int
 	// LocationsOlder is the store's LocationKeyVersion when it is older
 	// than this build's after Migrate (0 otherwise): another build's
 	// migration took this one over, or recorded its older version first.
@@ -48,12 +53,24 @@ type MigrateReport struct {
 // the location index's keys are of an older LocationKeyVersion, it
 // computes them again too, so that L2N and L2L keep finding records by
 // their URLs.
-func (s *Service) Migrate(ctx context.Context) (MigrateReport, error) {
+func (s *Service) Migrate(ctx context.Context) (MigrateReport, error) { return s.migrate(ctx, false) }
+
+// MigrateOver is Migrate that also takes over a migration of the location
+// keys to a newer build's rules, under way or interrupted (its mark), and
+// keys every record by this build's: what urikit migrate does, for an
+// operator who rolled a newer build back, or knows that its migration
+// stopped. Migrate leaves such a migration alone, so that an instance of an
+// older build started during a rolling upgrade does not undo it.
+func (s *Service) MigrateOver(ctx context.Context) (MigrateReport, error) {
+	return s.migrate(ctx, true)
+}
+
+func (s *Service) migrate(ctx context.Context, takeOver bool) (MigrateReport, error) {
 	rep, err := s.migrateKeys(ctx)
 	if err != nil {
 		return rep, err
 	}
-	err = s.migrateLocations(ctx, &rep)
+	err = s.migrateLocations(ctx, &rep, takeOver)
 	if err == nil && rep.LocationsFrom == 0 {
 		var v int
 		switch v, err = storedLocationVersion(ctx, s.store); {

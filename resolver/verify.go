@@ -233,36 +233,34 @@ func (s *Service) VerifyAll(ctx context.Context, progress func(VerifyReport)) (V
 
 // locationMigration returns the Seq of the entry that began the migration
 // of the location keys under way, after checking it against the mark
-// LocationKeyMigrationSetting: a mark that no entry of the history backs
-// (the entry it names began no migration from the stored version, or one
-// that a locations.migrate entry, the last of them at ended, since ended),
-// which would stop Verify from recomputing keys, is an *AccessError. When
-// no migration is under way but the keys' version is no longer stored, as
-// it was when VerifyAll read it (version 1 when absent), one ended since:
-// it returns the Seq of the locations.migrate entry after entry after that
-// ended it. 0: none.
+// LocationKeyMigrationSetting: a mark that no entry of the history backs,
+// which would stop Verify from computing keys again, is an *AccessError.
+// The entry must have begun a migration to the mark's version, after the
+// last locations.migrate entry (at ended), and from the version VerifyAll
+// read (stored) unless it came after the entries VerifyAll read then
+// (after). With no mark, it returns the Seq of the first entry after after
+// that a migration appended, if any: one went by since VerifyAll read the
+// keys' version. 0: none.
 func (s *Service) locationMigration(ctx context.Context, stored int, after, ended int64) (int64, error) {
 	m, err := readMigrationMark(ctx, s.store)
 	if err != nil {
 		return 0, &AccessError{Kind: "location keys", Reason: err.Error() + ": no migration wrote it"}
 	}
 	if m.version != 0 {
+		// The entry is read before the chain is checked up to it:
+		// VerifyAll's caller checks it next (migrating).
 		es, err := s.store.Log(ctx, m.seq-1, 1)
 		if err != nil {
 			return 0, storeError(err)
 		}
 		var j locationsRekeyJSON
 		if len(es) == 0 || es[0].Seq != m.seq || es[0].Action != ActionLocationsRekey || json.Unmarshal(es[0].Data, &j) != nil ||
-			j.Rekeyed != 0 || j.Version != m.version || j.From != stored || m.seq < ended {
+			j.Rekeyed != 0 || j.Version != m.version || m.seq < ended || j.From != stored && m.seq <= after {
 			return 0, &AccessError{Kind: "location keys", Seq: m.seq, Reason: fmt.Sprintf("the setting %s is %q, but history entry %d "+
-				"did not begin a migration of keys of version %d to version %d: a migration mark that no migration wrote, "+
-				"which would stop Verify from computing keys again", LocationKeyMigrationSetting, m, m.seq, stored, m.version)}
+				"did not begin a migration of keys of version %d to version %d that is under way: a migration mark that no "+
+				"migration wrote, which would stop Verify from computing keys again", LocationKeyMigrationSetting, m, m.seq, stored, m.version)}
 		}
 		return m.seq, nil
-	}
-	now, err := storedLocationVersion(ctx, s.store)
-	if err != nil || now == stored {
-		return 0, storeError(err)
 	}
 	for {
 		page, err := s.store.Log(ctx, after, verifyPage)
@@ -270,8 +268,7 @@ func (s *Service) locationMigration(ctx context.Context, stored int, after, ende
 			return 0, storeError(err)
 		}
 		for _, e := range page {
-			var j locationsMigrateJSON
-			if e.Action == ActionLocationsMigrate && json.Unmarshal(e.Data, &j) == nil && j.Version == now {
+			if e.Action == ActionLocationsMigrate || e.Action == ActionLocationsRekey {
 				return e.Seq, nil
 			}
 		}

@@ -421,7 +421,9 @@ func runMigrate(args []string, s *stdio) int {
 	}
 	defer store.Close()
 	fmt.Fprintf(s.out, "schema: %s\n", schemaReport(store))
-	rep, err := resolver.New(store, resolver.Options{CacheSize: -1}).Migrate(ctx)
+	// An operator's migrate also ends a newer build's migration that was
+	// interrupted (serve's start leaves one alone: it may be under way).
+	rep, err := resolver.New(store, resolver.Options{CacheSize: -1}).MigrateOver(ctx)
 	if err != nil {
 		return fail(s, "migrate", t, err)
 	}

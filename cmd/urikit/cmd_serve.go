@@ -212,6 +212,10 @@ func serve(s *stdio, c serveConfig, logger *slog.Logger) error {
 		logger.Warn("another urikit began migrating the location keys meanwhile: this instance stopped migrating, and that one finishes",
 			"other", rep.LocationsTakenOver, "this build", resolver.LocationKeyVersion)
 	}
+	if rep.LocationsNewerUnderWay != 0 {
+		logger.Warn("a newer urikit is migrating the location keys, or was interrupted doing it: this instance leaves the migration alone "+
+			"(urikit migrate by this urikit ends an interrupted one)", "newer", rep.LocationsNewerUnderWay, "this build", resolver.LocationKeyVersion)
+	}
 	if rep.LocationsOlder != 0 {
 		logger.Warn("the store's location keys are of older rules, as another urikit's migration left them: once no migration is under way, "+
 			"this instance refuses writes of locations until it migrates them (urikit migrate, or a restart)",
