@@ -237,23 +237,35 @@ func (s *Service) migrateLocations(ctx context.Context, rep *MigrateReport, take
 	if err != nil || from > s.loc.version {
 		return err
 	}
-	other, err := readMigrationMark(ctx, s.store)
-	switch {
-	case err != nil && !takeOver:
-		return err
-	case err != nil:
-		other = migrationMark{} // a mark no migration wrote: this one replaces it
-	case other.version > s.loc.version && !takeOver:
-		rep.LocationsNewerUnderWay = other.version
-		return nil
+	// leaveAlone tells, from the mark read (or the error reading it),
+	// whether this migration must not begin: a newer build's migration
+	// is under way (or was interrupted), and takeOver is not set. A mark
+	// that is no VERSION:SEQ stops Migrate with an error that says how to
+	// replace it, which MigrateOver does.
+	leaveAlone := func(m migrationMark, err error) (bool, error) {
+		rep.LocationsNewerUnderWay = 0 // fn may run again (Store.Update)
+		switch {
+		case err != nil && !takeOver:
+			return true, &Error{Kind: KindUnavailable, Offset: -1, Err: ErrUnavailable, Message: err.Error() + ": urikit migrate replaces it"}
+		case m.version > s.loc.version && !takeOver:
+			rep.LocationsNewerUnderWay = m.version
+			return true, nil
+		}
+		return false, nil
 	}
-	if from == s.loc.version && other.version == 0 {
+	other, err := readMigrationMark(ctx, s.store)
+	malformed := err != nil
+	if stop, err := leaveAlone(other, err); stop || err != nil {
+		return err
+	}
+	if from == s.loc.version && other.version == 0 && !malformed {
 		return nil
 	}
 	// (When from is this build's version, a migration to other rules was
-	// interrupted and left its mark, and may have keyed records by them:
-	// this build keys every record again by its own, as a migration from
-	// its own version, which ends with the mark cleared.)
+	// interrupted and left its mark, and may have keyed records by them
+	// (or the mark is no mark at all): this build keys every record again
+	// by its own, as a migration from its own version, which ends with the
+	// mark cleared.)
 	// mine checks, in a transaction of the migration, that the keys are
 	// still of version from and that no other build took the migration
 	// over; when one did, it sets rep.LocationsTakenOver to its version.
@@ -278,6 +290,11 @@ func (s *Service) migrateLocations(ctx context.Context, rep *MigrateReport, take
 	err = s.store.Update(ctx, func(tx Tx) error {
 		began = false
 		if v, err := storedLocationVersion(ctx, tx); err != nil || v != from {
+			return err
+		}
+		// A newer build's migration may have begun since the mark was
+		// read: under the lock that orders writes, it is read again.
+		if stop, err := leaveAlone(readMigrationMark(ctx, tx)); stop || err != nil {
 			return err
 		}
 		e, err := s.appendRekey(ctx, tx, from, 0)

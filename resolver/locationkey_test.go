@@ -926,6 +926,44 @@ func TestLocationKeyMigrationMark(t *testing.T) {
 				t.Errorf("VerifyAll with the mark %q written behind the history's back: %v", mark, err)
 			}
 		}
+		// The last mark is no VERSION:SEQ at all: Migrate (serve's
+		// start) says how to replace it, and MigrateOver does, keying
+		// every record again (the edited key too).
+		if _, err := v1.Migrate(ctx); resolver.KindOf(err) != resolver.KindUnavailable ||
+			!strings.Contains(err.Error(), resolver.LocationKeyMigrationSetting) || !strings.Contains(err.Error(), "urikit migrate") {
+			t.Fatalf("Migrate with a malformed mark: %v", err)
+		}
+		if mr, err := v1.MigrateOver(ctx); err != nil || mr.LocationsFrom != 1 || mr.LocationsRekeyed != 1 {
+			t.Fatalf("MigrateOver with a malformed mark: %+v %v; want the edited record keyed again", mr, err)
+		}
+		if rep, err := v1.VerifyAll(ctx, nil); err != nil || rep.LocationMigration != 0 {
+			t.Fatalf("VerifyAll after MigrateOver: %+v %v", rep, err)
+		}
+	})
+	// v2 reads no mark, then v3's migration begins (and stops, as if
+	// still under way) before v2's first transaction: v2 reads the mark
+	// again under the lock and leaves v3's migration alone.
+	eachStore(t, func(t *testing.T, store resolver.Store) {
+		ctx := context.Background()
+		v1 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+		m := exampleMaintainer(t, v1)
+		if _, _, err := v1.Put(ctx, m, "urn:example:a", locs("https://example.org/a/")); err != nil {
+			t.Fatal(err)
+		}
+		v3 := resolver.New(&failUpdate{Store: store, n: 2}, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+		v3.PlayLocationRules(3, version3)
+		v2 := resolver.New(&beforeUpdate{Store: store, n: 1, hook: func() {
+			if _, err := v3.Migrate(ctx); err == nil {
+				t.Error("v3's Migrate did not fail")
+			}
+		}}, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+		v2.PlayLocationRules(2, version2)
+		if rep, err := v2.Migrate(ctx); err != nil || rep.LocationsNewerUnderWay != 3 || rep.LocationsFrom != 0 {
+			t.Fatalf("v2's Migrate: %+v %v; want v3's migration left alone", rep, err)
+		}
+		if v, err := store.Setting(ctx, resolver.LocationKeyMigrationSetting); err != nil || !strings.HasPrefix(v, "3:") {
+			t.Fatalf("the mark after v2's Migrate: %q %v, want v3's", v, err)
+		}
 	})
 	// A new store: v2's migration (of no record) is interrupted before
 	// it records its version; v2's first record records it, which ends

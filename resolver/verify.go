@@ -48,10 +48,11 @@ type VerifyReport struct {
 	// computes older keys again; newer ones are a newer build's.
 	LocationKeyVersion int
 	StaleLocationKeys  bool
-	// LocationMigration is the Seq of the history entry that began a
-	// migration of the location keys (Migrate, possibly another build's)
-	// that was under way, or was interrupted, while VerifyAll read the
-	// records (0: none). A record whose keys are not of this build's rules
+	// LocationMigration is the Seq of a history entry of a migration of
+	// the location keys (Migrate, possibly another build's) that was under
+	// way, or was interrupted, while VerifyAll read the records: the entry
+	// that began it when its mark is set, else the first entry of one
+	// after those VerifyAll began with (0: none). A record whose keys are not of this build's rules
 	// then has them checked against its rows only, as with
 	// StaleLocationKeys: the migration may have keyed it by its own.
 	LocationMigration int64

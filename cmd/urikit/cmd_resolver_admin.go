@@ -407,6 +407,8 @@ func runMigrate(args []string, s *stdio) int {
 			"rules (urn.KeyVersion), so that lookups keep finding every record, and\n"+
 			"the location index's keys when older normalization rules computed them\n"+
 			"(resolver.LocationKeyVersion), so that L2N and L2L keep finding them.\n"+
+			"Unlike serve's start, it takes over a newer build's migration of the\n"+
+			"location keys: run it when that one was interrupted or rolled back.\n"+
 			"A name whose new key another record holds is left as it was and listed:\n"+
 			"two records have become equivalent, and people must decide which stays;\n"+
 			"the exit status is then 1.")
@@ -439,6 +441,10 @@ func runMigrate(args []string, s *stdio) int {
 	if rep.LocationsTakenOver != 0 {
 		fmt.Fprintf(s.out, "location keys: another urikit (version %d's rules) began migrating them meanwhile: this one stopped, and that one finishes\n",
 			rep.LocationsTakenOver)
+	}
+	if rep.LocationsNewer != 0 {
+		fmt.Fprintf(s.out, "location keys: the store's are of version %d, newer than this urikit's (%d): a newer urikit migrated them; upgrade this one\n",
+			rep.LocationsNewer, resolver.LocationKeyVersion)
 	}
 	if rep.LocationsOlder != 0 {
 		fmt.Fprintf(s.out, "location keys: the store's are of version %d, older than this urikit's (%d), as another urikit's migration left them: "+
@@ -540,7 +546,7 @@ func runVerify(args []string, s *stdio) int {
 			rep.LocationKeyVersion, resolver.LocationKeyVersion)
 	}
 	if rep.LocationMigration != 0 {
-		fmt.Fprintf(s.out, "note: a migration of the location index's keys (history entry %d) was under way, or was interrupted: "+
+		fmt.Fprintf(s.out, "note: a migration of the location index's keys (history entry %d is of it) was under way, or was interrupted: "+
 			"keys of other normalization rules than this build's were checked against their rows, not against their URLs; "+
 			"verify again once a migration has ended (urikit migrate ends an interrupted one)\n", rep.LocationMigration)
 	}

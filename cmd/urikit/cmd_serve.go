@@ -218,7 +218,7 @@ func serve(s *stdio, c serveConfig, logger *slog.Logger) error {
 	}
 	if rep.LocationsOlder != 0 {
 		logger.Warn("the store's location keys are of older rules, as another urikit's migration left them: once no migration is under way, "+
-			"this instance refuses writes of locations until it migrates them (urikit migrate, or a restart)",
+			"this instance refuses writes of locations until it migrates them (urikit migrate; or a restart, once no newer urikit's migration is under way)",
 			"store", rep.LocationsOlder, "this build", resolver.LocationKeyVersion)
 	}
 	if rep.LocationsFrom != 0 {
