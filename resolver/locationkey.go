@@ -124,11 +124,11 @@ func (s *Service) mayStoreLocationKeys(ctx context.Context, tx Tx) error {
 		// written since. Otherwise nothing would, and they would hide
 		// the record from L2N by the rules the store says it follows.
 		m, err := readMigrationMark(ctx, tx)
-		if err != nil {
+		if isBadMark(err) {
 			return &Error{Kind: KindUnavailable, Offset: -1, Err: ErrUnavailable, Message: err.Error() + ": run urikit migrate"}
 		}
-		if m.version != 0 {
-			return nil
+		if err != nil || m.version != 0 {
+			return err
 		}
 		return &Error{Kind: KindUnavailable, Offset: -1, Err: ErrUnavailable, Message: fmt.Sprintf("the store's location keys follow "+
 			"older normalization rules (version %d) than this urikit's (%d), and no migration is under way: run urikit migrate "+
@@ -243,8 +243,9 @@ func (s *Service) migrateLocations(ctx context.Context, rep *MigrateReport, take
 	// that is no VERSION:SEQ stops Migrate with an error that says how to
 	// replace it, which MigrateOver does.
 	leaveAlone := func(m migrationMark, err error) (bool, error) {
-		rep.LocationsNewerUnderWay = 0 // fn may run again (Store.Update)
 		switch {
+		case err != nil && !isBadMark(err):
+			return true, err
 		case err != nil && !takeOver:
 			return true, &Error{Kind: KindUnavailable, Offset: -1, Err: ErrUnavailable, Message: err.Error() + ": urikit migrate replaces it"}
 		case m.version > s.loc.version && !takeOver:
@@ -254,7 +255,7 @@ func (s *Service) migrateLocations(ctx context.Context, rep *MigrateReport, take
 		return false, nil
 	}
 	other, err := readMigrationMark(ctx, s.store)
-	malformed := err != nil
+	malformed := isBadMark(err)
 	if stop, err := leaveAlone(other, err); stop || err != nil {
 		return err
 	}
@@ -288,14 +289,19 @@ func (s *Service) migrateLocations(ctx context.Context, rep *MigrateReport, take
 	// recorded), are keyed again at the end.
 	began := false
 	err = s.store.Update(ctx, func(tx Tx) error {
-		began = false
+		began, rep.LocationsNewerUnderWay = false, 0 // fn may run again (Store.Update)
 		if v, err := storedLocationVersion(ctx, tx); err != nil || v != from {
 			return err
 		}
 		// A newer build's migration may have begun since the mark was
 		// read: under the lock that orders writes, it is read again.
-		if stop, err := leaveAlone(readMigrationMark(ctx, tx)); stop || err != nil {
+		var err error
+		other, err = readMigrationMark(ctx, tx)
+		if stop, err := leaveAlone(other, err); stop || err != nil {
 			return err
+		}
+		if from == s.loc.version && other.version == 0 && !isBadMark(err) {
+			return nil // another instance ended the interrupted migration meanwhile
 		}
 		e, err := s.appendRekey(ctx, tx, from, 0)
 		if err != nil {
@@ -453,9 +459,23 @@ func readMigrationMark(ctx context.Context, r Reader) (migrationMark, error) {
 		}
 	}
 	if !ok || err != nil || m.version < 1 || m.seq < 1 {
-		return migrationMark{}, fmt.Errorf("the setting %s is %q, which is no VERSION:SEQ", LocationKeyMigrationSetting, v)
+		return migrationMark{}, &badMarkError{v}
 	}
 	return m, nil
+}
+
+// badMarkError is readMigrationMark's error for a mark that is no
+// VERSION:SEQ, which no migration wrote; a failure to read it is the
+// store's error.
+type badMarkError struct{ value string }
+
+func (e *badMarkError) Error() string {
+	return fmt.Sprintf("the setting %s is %q, which is no VERSION:SEQ", LocationKeyMigrationSetting, e.value)
+}
+
+func isBadMark(err error) bool {
+	var bad *badMarkError
+	return errors.As(err, &bad)
 }
 
 // rekeyLocations sets the keys of rec's locations by s's rules and reports

@@ -1069,3 +1069,53 @@ func (s *onSetting) Setting(ctx context.Context, name string) (string, error) {
 	}
 	return s.Store.Setting(ctx, name)
 }
+
+// TestLocationKeyMigrationMarkUnreadable: a store that fails to read the
+// mark is a store failure, not a mark that no migration wrote: Migrate and
+// Verify report the store's error, not tampering or a mark to replace.
+func TestLocationKeyMigrationMarkUnreadable(t *testing.T) {
+	ctx := context.Background()
+	store := memstore.New()
+	v1 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+	m := exampleMaintainer(t, v1)
+	if _, _, err := v1.Put(ctx, m, "urn:example:a", locs("https://example.org/a/")); err != nil {
+		t.Fatal(err)
+	}
+	broken := &failSetting{Store: store, name: resolver.LocationKeyMigrationSetting}
+	for _, svc := range []*resolver.Service{
+		resolver.New(broken, resolver.Options{AdminToken: "admin-secret", CacheSize: -1}),
+		func() *resolver.Service {
+			v2 := resolver.New(broken, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+			v2.PlayLocationRules(2, version2)
+			return v2
+		}(),
+	} {
+		for name, run := range map[string]func() error{
+			"Migrate":     func() error { _, err := svc.Migrate(ctx); return err },
+			"MigrateOver": func() error { _, err := svc.MigrateOver(ctx); return err },
+			"VerifyAll":   func() error { _, err := svc.VerifyAll(ctx, nil); return err },
+		} {
+			err := run()
+			var ae *resolver.AccessError
+			if resolver.KindOf(err) != resolver.KindUnavailable || errors.As(err, &ae) || strings.Contains(err.Error(), "VERSION:SEQ") || strings.Contains(err.Error(), "replaces it") {
+				t.Errorf("%s with the mark unreadable: %v; want the store unavailable", name, err)
+			}
+		}
+	}
+	if v, err := store.Setting(ctx, resolver.LocationKeySetting); !errors.Is(err, resolver.ErrNotFound) {
+		t.Errorf("the keys' version after: %q %v; want none written", v, err)
+	}
+}
+
+// failSetting is a store that fails to read the setting name.
+type failSetting struct {
+	resolver.Store
+	name string
+}
+
+func (s *failSetting) Setting(ctx context.Context, name string) (string, error) {
+	if name == s.name {
+		return "", fmt.Errorf("reading %s: %w", name, resolver.ErrUnavailable)
+	}
+	return s.Store.Setting(ctx, name)
+}

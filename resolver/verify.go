@@ -244,8 +244,11 @@ func (s *Service) VerifyAll(ctx context.Context, progress func(VerifyReport)) (V
 // keys' version. 0: none.
 func (s *Service) locationMigration(ctx context.Context, stored int, after, ended int64) (int64, error) {
 	m, err := readMigrationMark(ctx, s.store)
-	if err != nil {
+	if isBadMark(err) {
 		return 0, &AccessError{Kind: "location keys", Reason: err.Error() + ": no migration wrote it"}
+	}
+	if err != nil {
+		return 0, storeError(err)
 	}
 	if m.version != 0 {
 		// The entry is read before the chain is checked up to it:
