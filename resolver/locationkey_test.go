@@ -145,8 +145,7 @@ func testMigrateLocationKeys(t *testing.T, store resolver.Store) {
 		many = append(many, put(fmt.Sprintf("urn:example:n%d", i), fmt.Sprintf("https://example.org/n/%d/", i)))
 	}
 
-	next := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
-	next.PlayLocationRules(2, version2)
+	next := buildOf(store, 2, version2)
 	finds := func(svc *resolver.Service, url string, want resolver.Record) bool {
 		t.Helper()
 		recs, err := svc.ByLocation(ctx, url)
@@ -300,12 +299,7 @@ func version3(u uri.URI) string {
 func TestLocationKeysAcrossBuilds(t *testing.T) {
 	eachStore(t, func(t *testing.T, store resolver.Store) {
 		ctx := context.Background()
-		build := func(st resolver.Store, v int, key func(uri.URI) string) *resolver.Service {
-			svc := resolver.New(st, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
-			svc.PlayLocationRules(v, key)
-			return svc
-		}
-		v3 := build(store, 3, version3)
+		v3 := buildOf(store, 3, version3)
 		m := exampleMaintainer(t, v3)
 		// Records of version 1, this build's rules, in a store with no
 		// setting: what every store made before the setting holds.
@@ -320,7 +314,7 @@ func TestLocationKeysAcrossBuilds(t *testing.T) {
 
 		// v2 starts migrating; v3 migrates the whole store before v2's
 		// first transaction.
-		v2 := build(&beforeUpdate{Store: store, n: 1, hook: func() {
+		v2 := buildOf(&beforeUpdate{Store: store, n: 1, hook: func() {
 			if rep, err := v3.Migrate(ctx); err != nil || rep.LocationsFrom != 1 || rep.LocationsRekeyed != 1 {
 				t.Errorf("v3's Migrate: %+v %v", rep, err)
 			}
@@ -340,7 +334,7 @@ func TestLocationKeysAcrossBuilds(t *testing.T) {
 		}
 
 		// The older builds still running.
-		for _, old := range []*resolver.Service{v1, build(store, 2, version2)} {
+		for _, old := range []*resolver.Service{v1, buildOf(store, 2, version2)} {
 			if _, _, err := old.Put(ctx, m, "urn:example:b", locs("https://example.org/B/")); resolver.KindOf(err) != resolver.KindUnavailable ||
 				!strings.Contains(err.Error(), "a newer urikit migrated them") {
 				t.Fatalf("an older build's Put into a newer store: %v, want unavailable", err)
@@ -355,8 +349,7 @@ func TestLocationKeysAcrossBuilds(t *testing.T) {
 	})
 	eachStore(t, func(t *testing.T, store resolver.Store) {
 		ctx := context.Background()
-		v2 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
-		v2.PlayLocationRules(2, version2)
+		v2 := buildOf(store, 2, version2)
 		m := exampleMaintainer(t, v2)
 		batch := []resolver.NamedInput{{URN: "urn:example:a", RecordInput: resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.org/a/"}}}}}
 		if res, err := v2.PutMany(ctx, m, batch); err != nil || res[0].Err != nil {
@@ -608,25 +601,16 @@ func TestLocationKeyMigrationTakenOver(t *testing.T) {
 		v1 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
 		m := exampleMaintainer(t, v1)
 		const n = 1200 // three pages of a migration
-		for i := range n {
-			if _, _, err := v1.Put(ctx, m, fmt.Sprintf("urn:example:n%d", i), locs(fmt.Sprintf("https://example.org/n/%d/X/", i))); err != nil {
-				t.Fatal(err)
-			}
-		}
-		build := func(st resolver.Store, v int, key func(uri.URI) string) *resolver.Service {
-			svc := resolver.New(st, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
-			svc.PlayLocationRules(v, key)
-			return svc
-		}
+		putNumbered(t, v1, m, n, "https://example.org/n/%d/X/")
 		paged, release, done := make(chan struct{}), make(chan struct{}), make(chan resolver.MigrateReport, 1)
 		// v3's updates: it begins, keys three pages, records the version.
-		v3 := build(&beforeUpdate{Store: store, n: 5, hook: func() {
+		v3 := buildOf(&beforeUpdate{Store: store, n: 5, hook: func() {
 			close(paged)
 			<-release
 		}}, 3, version3)
 		// v2's updates: it begins, keys its first page, and before its
 		// second v3 begins and keys every page.
-		v2 := build(&beforeUpdate{Store: store, n: 3, hook: func() {
+		v2 := buildOf(&beforeUpdate{Store: store, n: 3, hook: func() {
 			go func() {
 				rep, err := v3.Migrate(ctx)
 				if err != nil {
@@ -665,16 +649,7 @@ func TestLocationKeyMigrationTakenOver(t *testing.T) {
 		v1 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
 		m := exampleMaintainer(t, v1)
 		const n = 1200
-		for i := range n {
-			if _, _, err := v1.Put(ctx, m, fmt.Sprintf("urn:example:n%d", i), locs(fmt.Sprintf("https://example.org/n/%d/X/", i))); err != nil {
-				t.Fatal(err)
-			}
-		}
-		build := func(st resolver.Store, v int, key func(uri.URI) string) *resolver.Service {
-			svc := resolver.New(st, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
-			svc.PlayLocationRules(v, key)
-			return svc
-		}
+		putNumbered(t, v1, m, n, "https://example.org/n/%d/X/")
 		cPaged, cRelease, cDone := make(chan struct{}), make(chan struct{}), make(chan resolver.MigrateReport, 1)
 		bBegun, bRelease, bDone := make(chan struct{}), make(chan struct{}), make(chan resolver.MigrateReport, 1)
 		run := func(svc *resolver.Service, done chan resolver.MigrateReport) {
@@ -686,9 +661,9 @@ func TestLocationKeyMigrationTakenOver(t *testing.T) {
 				done <- rep
 			}()
 		}
-		c := build(&beforeUpdate{Store: store, n: 3, hook: func() { close(cPaged); <-cRelease }}, 3, version3)
-		b := build(&beforeUpdate{Store: store, n: 2, hook: func() { close(bBegun); <-bRelease }}, 3, version3)
-		a := build(&beforeUpdate{Store: store, n: 3, hook: func() {
+		c := buildOf(&beforeUpdate{Store: store, n: 3, hook: func() { close(cPaged); <-cRelease }}, 3, version3)
+		b := buildOf(&beforeUpdate{Store: store, n: 2, hook: func() { close(bBegun); <-bRelease }}, 3, version3)
+		a := buildOf(&beforeUpdate{Store: store, n: 3, hook: func() {
 			run(c, cDone)
 			<-cPaged
 			run(b, bDone)
@@ -709,7 +684,7 @@ func TestLocationKeyMigrationTakenOver(t *testing.T) {
 		if repB.LocationsFrom != 1 || repB.LocationRecords != n || repB.LocationsRekeyed != n-500 {
 			t.Errorf("v3's second instance: %+v; want every record read, the last %d keyed again", repB, n-500)
 		}
-		v3 := build(store, 3, version3)
+		v3 := buildOf(store, 3, version3)
 		for _, i := range []int{0, 499, 500, n - 1} { // the pages of v2, of v3's first instance, and the others
 			url := fmt.Sprintf("https://example.org/n/%d/x", i)
 			if recs, err := v3.ByLocation(ctx, url); err != nil || len(recs) != 1 || recs[0].URN != fmt.Sprintf("urn:example:n%d", i) {
@@ -727,20 +702,15 @@ func TestLocationKeyMigrationTakenOver(t *testing.T) {
 		if _, _, err := v1.Put(ctx, m, "urn:example:a", locs("https://example.org/A/")); err != nil {
 			t.Fatal(err)
 		}
-		build := func(st resolver.Store, v int, key func(uri.URI) string) *resolver.Service {
-			svc := resolver.New(st, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
-			svc.PlayLocationRules(v, key)
-			return svc
-		}
 		// v3 begins, and fails at its first page.
-		if _, err := build(&failUpdate{Store: store, n: 2}, 3, version3).Migrate(ctx); err == nil {
+		if _, err := buildOf(&failUpdate{Store: store, n: 2}, 3, version3).Migrate(ctx); err == nil {
 			t.Fatal("v3's Migrate did not fail")
 		}
 		mark, err := store.Setting(ctx, resolver.LocationKeyMigrationSetting)
 		if err != nil || !strings.HasPrefix(mark, "3:") {
 			t.Fatalf("after the failure, setting %s = %q %v, want v3's mark", resolver.LocationKeyMigrationSetting, mark, err)
 		}
-		v2 := build(store, 2, version2)
+		v2 := buildOf(store, 2, version2)
 		if rep, err := v2.Migrate(ctx); err != nil || rep.LocationsNewerUnderWay != 3 || rep.LocationsFrom != 0 || rep.LocationsOlder != 1 {
 			t.Fatalf("v2's Migrate: %+v %v; want v3's migration left alone", rep, err)
 		}
@@ -753,7 +723,7 @@ func TestLocationKeyMigrationTakenOver(t *testing.T) {
 		if v, err := store.Setting(ctx, resolver.LocationKeyMigrationSetting); err != nil || v != "" {
 			t.Fatalf("after v2's migration, setting %s = %q %v, want it cleared", resolver.LocationKeyMigrationSetting, v, err)
 		}
-		v3 := build(store, 3, version3)
+		v3 := buildOf(store, 3, version3)
 		if _, _, err := v3.Put(ctx, m, "urn:example:late", locs("https://example.org/Late/")); resolver.KindOf(err) != resolver.KindUnavailable ||
 			!strings.Contains(err.Error(), "older normalization rules (version 2)") {
 			t.Fatalf("v3's Put into a store of version 2 with no migration under way: %v, want unavailable", err)
@@ -798,14 +768,9 @@ func TestVerifyByAnOlderBuildDuringAMigration(t *testing.T) {
 		v1 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
 		m := exampleMaintainer(t, v1)
 		const n = 1200
-		for i := range n {
-			if _, _, err := v1.Put(ctx, m, fmt.Sprintf("urn:example:n%d", i), locs(fmt.Sprintf("https://example.org/n/%d/", i))); err != nil {
-				t.Fatal(err)
-			}
-		}
+		putNumbered(t, v1, m, n, "https://example.org/n/%d/")
 		paged, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
-		v2 := resolver.New(&beforeUpdate{Store: store, n: 3, hook: func() { close(paged); <-release }}, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
-		v2.PlayLocationRules(2, version2)
+		v2 := buildOf(&beforeUpdate{Store: store, n: 3, hook: func() { close(paged); <-release }}, 2, version2)
 		go func() {
 			_, err := v2.Migrate(ctx)
 			done <- err
@@ -848,8 +813,7 @@ func TestLocationKeyMigrationMark(t *testing.T) {
 			t.Fatal(err)
 		}
 		newV2 := func(st resolver.Store) *resolver.Service {
-			svc := resolver.New(st, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
-			svc.PlayLocationRules(2, version2)
+			svc := buildOf(st, 2, version2)
 			return svc
 		}
 		if _, _, err := newV2(store).Put(ctx, m, "urn:example:b", locs("https://example.org/b/")); resolver.KindOf(err) != resolver.KindUnavailable ||
@@ -950,8 +914,7 @@ func TestLocationKeyMigrationMark(t *testing.T) {
 		if _, _, err := v1.Put(ctx, m, "urn:example:a", locs("https://example.org/a/")); err != nil {
 			t.Fatal(err)
 		}
-		v3 := resolver.New(&failUpdate{Store: store, n: 2}, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
-		v3.PlayLocationRules(3, version3)
+		v3 := buildOf(&failUpdate{Store: store, n: 2}, 3, version3)
 		v2 := resolver.New(&beforeUpdate{Store: store, n: 1, hook: func() {
 			if _, err := v3.Migrate(ctx); err == nil {
 				t.Error("v3's Migrate did not fail")
@@ -970,13 +933,11 @@ func TestLocationKeyMigrationMark(t *testing.T) {
 	// the migration and its mark.
 	eachStore(t, func(t *testing.T, store resolver.Store) {
 		ctx := context.Background()
-		v2 := resolver.New(&failUpdate{Store: store, n: 2}, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
-		v2.PlayLocationRules(2, version2)
+		v2 := buildOf(&failUpdate{Store: store, n: 2}, 2, version2)
 		if _, err := v2.Migrate(ctx); err == nil {
 			t.Fatal("v2's Migrate did not fail")
 		}
-		v2 = resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
-		v2.PlayLocationRules(2, version2)
+		v2 = buildOf(store, 2, version2)
 		m := exampleMaintainer(t, v2)
 		if _, _, err := v2.Put(ctx, m, "urn:example:a", locs("https://example.org/a/")); err != nil {
 			t.Fatal(err)
@@ -1011,13 +972,8 @@ func TestVerifyAcrossAMigrationThatEnded(t *testing.T) {
 		v1 := resolver.New(store, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
 		m := exampleMaintainer(t, v1)
 		const n = 1200 // two pages of Verify
-		for i := range n {
-			if _, _, err := v1.Put(ctx, m, fmt.Sprintf("urn:example:n%d", i), locs(fmt.Sprintf("https://example.org/n/%d/", i))); err != nil {
-				t.Fatal(err)
-			}
-		}
-		v2 := resolver.New(&failUpdate{Store: store, n: 5}, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
-		v2.PlayLocationRules(2, version2)
+		putNumbered(t, v1, m, n, "https://example.org/n/%d/")
+		v2 := buildOf(&failUpdate{Store: store, n: 5}, 2, version2)
 		watch := &onSetting{Store: store, name: resolver.LocationKeyMigrationSetting}
 		verifier := resolver.New(watch, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
 		rep, err := verifier.VerifyAll(ctx, func(r resolver.VerifyReport) {
@@ -1085,8 +1041,7 @@ func TestLocationKeyMigrationMarkUnreadable(t *testing.T) {
 	for _, svc := range []*resolver.Service{
 		resolver.New(broken, resolver.Options{AdminToken: "admin-secret", CacheSize: -1}),
 		func() *resolver.Service {
-			v2 := resolver.New(broken, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
-			v2.PlayLocationRules(2, version2)
+			v2 := buildOf(broken, 2, version2)
 			return v2
 		}(),
 	} {
@@ -1118,4 +1073,23 @@ func (s *failSetting) Setting(ctx context.Context, name string) (string, error) 
 		return "", fmt.Errorf("reading %s: %w", name, resolver.ErrUnavailable)
 	}
 	return s.Store.Setting(ctx, name)
+}
+
+// buildOf is a service over st that computes location keys as a build of
+// version v's rules, key, would.
+func buildOf(st resolver.Store, v int, key func(uri.URI) string) *resolver.Service {
+	svc := resolver.New(st, resolver.Options{AdminToken: "admin-secret", CacheSize: -1})
+	svc.PlayLocationRules(v, key)
+	return svc
+}
+
+// putNumbered registers urn:example:n0 to n(count-1) through svc, each with
+// one location: urlFormat with the name's number.
+func putNumbered(t *testing.T, svc *resolver.Service, m resolver.Principal, count int, urlFormat string) {
+	t.Helper()
+	for i := range count {
+		if _, _, err := svc.Put(context.Background(), m, fmt.Sprintf("urn:example:n%d", i), locs(fmt.Sprintf(urlFormat, i))); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
