@@ -52,9 +52,10 @@ type VerifyReport struct {
 	// the location keys (Migrate, possibly another build's) that was under
 	// way, or was interrupted, while VerifyAll read the records: the entry
 	// that began it when its mark is set, else the first entry of one
-	// after those VerifyAll began with (0: none). A record whose keys are not of this build's rules
-	// then has them checked against its rows only, as with
-	// StaleLocationKeys: the migration may have keyed it by its own.
+	// after those VerifyAll began with (0: none). A record whose keys are
+	// not of this build's rules then has them checked against its rows
+	// only, as with StaleLocationKeys: the migration may have keyed it by
+	// its own.
 	LocationMigration int64
 }
 
