@@ -60,8 +60,11 @@ func (s *Service) CreateAuthority(ctx context.Context, p Principal, name string,
 			}
 			return Authority{}, "", err
 		}
+		// One authority may hold two spellings of one range
+		// (urn:isbn:0 and urn:isbn:978-0-): only a prefix that another
+		// of its own already covers is refused, as redundant.
 		for _, o := range canon {
-			if PrefixesOverlap(o, c) {
+			if lexicalOverlap(o, c) {
 				return Authority{}, "", invalid(fmt.Sprintf("prefixes[%d]", i), -1, "overlaps %s", o)
 			}
 		}
@@ -78,7 +81,7 @@ func (s *Service) CreateAuthority(ctx context.Context, p Principal, name string,
 			for _, op := range o.Prefixes {
 				for _, c := range canon {
 					if PrefixesOverlap(op, c) {
-						return errorf(KindConflict, "prefix %s overlaps %s of authority %d (%s)", c, op, o.ID, o.Name)
+						return errorf(KindConflict, "prefix %s overlaps %s of authority %d (%s)%s", c, op, o.ID, o.Name, overlapReason(op, c))
 					}
 				}
 			}

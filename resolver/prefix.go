@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/urikit/urikit/urn"
@@ -61,10 +62,51 @@ func HasPrefix(canonicalName, p string) bool {
 	return strings.HasPrefix(canonicalName, p)
 }
 
-// PrefixesOverlap reports whether some name could lie under both canonical
-// prefixes: exactly when one is a prefix of the other.
+// PrefixesOverlap reports whether two canonical prefixes could hold the
+// same name or equivalent names: when one is a prefix of the other, or when
+// the keys of the names under them could meet (urn.KeyPrefixes), as the
+// keys of urn:nbn:DE:101- and urn:nbn:de:101- do (RFC 8458 §4.3), or those
+// of urn:isbn:0 and urn:isbn:978-0- (an ISBN-10 and its ISBN-13, RFC 3187).
+// Writes go by both forms (mayWriteForms), so prefixes that overlap in
+// either would leave names that two authorities own, or none can write.
 func PrefixesOverlap(a, b string) bool {
+	if lexicalOverlap(a, b) {
+		return true
+	}
+	ka, kb := urn.KeyPrefixes(a), urn.KeyPrefixes(b)
+	for _, x := range ka {
+		for _, y := range kb {
+			if lexicalOverlap(x, y) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// overlapReason explains an overlap that is not lexical.
+func overlapReason(a, b string) string {
+	if lexicalOverlap(a, b) {
+		return ""
+	}
+	nid, _, _ := strings.Cut(a[min(4, len(a)):], ":")
+	return fmt.Sprintf(": names under both are equivalent by the rules of the %s namespace", nid)
+}
+
+func lexicalOverlap(a, b string) bool {
 	return strings.HasPrefix(a, b) || strings.HasPrefix(b, a)
+}
+
+// underKeyPrefix reports whether key (urn.URN.Key) lies under one of the
+// key prefixes of the canonical prefix p, and how long the match is.
+func underKeyPrefix(key, p string) (int, bool) {
+	best, ok := 0, false
+	for _, k := range urn.KeyPrefixes(p) {
+		if strings.HasPrefix(key, k) && (!ok || len(k) > best) {
+			best, ok = len(k), true
+		}
+	}
+	return best, ok
 }
 
 // LongestRule returns the rule with the longest prefix that the name whose

@@ -52,6 +52,32 @@ func (f *fixture) authority(name string, prefixes ...string) (resolver.Authority
 	return a, f.auth(tok), tok
 }
 
+// legacyAuthority stores an authority as a build before the equivalence
+// check of PrefixesOverlap could have (its prefixes may overlap others' by
+// their namespace's rules), and returns its first maintainer.
+func (f *fixture) legacyAuthority(name string, prefixes ...string) (resolver.Authority, resolver.Principal) {
+	f.t.Helper()
+	a := resolver.Authority{Name: name, Created: time.Now(), Updated: time.Now()}
+	for _, p := range prefixes {
+		c, err := resolver.CanonicalPrefix(p)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		a.Prefixes = append(a.Prefixes, c)
+	}
+	tok := resolver.NewToken()
+	err := f.store.Update(f.ctx, func(tx resolver.Tx) error {
+		if err := tx.InsertAuthority(f.ctx, &a); err != nil {
+			return err
+		}
+		return tx.InsertToken(f.ctx, &resolver.Token{AuthorityID: a.ID, Label: name, Hash: resolver.HashToken(tok), Created: a.Created})
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return a, f.auth(tok)
+}
+
 func locs(urls ...string) resolver.RecordInput {
 	var in resolver.RecordInput
 	for _, u := range urls {
@@ -109,17 +135,18 @@ func TestLookupResultIsTheCallersOwn(t *testing.T) {
 	}
 }
 
-// Prefixes are compared in canonical lexical form, so "urn:nbn:DE:" and
-// "urn:nbn:de:101-" do not overlap; but RFC 8458 makes the NBN prefix
-// case-insensitive, so urn:nbn:DE:101-x IS urn:nbn:de:101-x. The authority
-// holding the case variant must not create (or alias) a name equivalent to
-// one under another authority's prefix: it would take that name over and
-// lock its owner out of it.
+// RFC 8458 makes the NBN prefix case-insensitive, so urn:nbn:DE:101-x IS
+// urn:nbn:de:101-x. CreateAuthority now refuses "urn:nbn:DE:" beside
+// "urn:nbn:de:101-" (TestPrefixOverlapByEquivalence), but a store written
+// before it may hold both. The authority holding the case variant must
+// not create (or alias) a name equivalent to one under another
+// authority's prefix: it would take that name over and lock its owner out
+// of it.
 func TestNoNameEquivalentToAnotherAuthoritysName(t *testing.T) {
 	f := newFixture(t)
 	_, dnb, _ := f.authority("DNB", "urn:nbn:de:101-")
-	_, evil, _ := f.authority("Evil", "urn:nbn:DE:", "urn:IETF:RFC:")
 	_, ietf, _ := f.authority("IETF", "urn:ietf:rfc:")
+	_, evil := f.legacyAuthority("Evil", "urn:nbn:DE:", "urn:IETF:RFC:")
 
 	_, _, err := f.svc.Put(f.ctx, evil, "urn:nbn:DE:101-x", locs("http://evil.example/"))
 	wantKind(t, "a name equivalent to one under another authority's prefix", err, resolver.KindForbidden)
@@ -370,11 +397,12 @@ func TestMetadataMustBeUTF8(t *testing.T) {
 // its prefix lexically (RFC 8458's case-insensitive NBN prefix; the ISBN-10
 // spelling of an ISBN-13 under an ISBN-13 prefix). The record's owner
 // replaces and withdraws it by any equivalent spelling; others still may
-// not.
+// not, even with prefixes that overlap the owner's by the namespaces' rules
+// (which CreateAuthority refuses now, but older stores may hold).
 func TestOwnerWritesItsRecordByAnyEquivalentSpelling(t *testing.T) {
 	f := newFixture(t)
 	_, owner, _ := f.authority("Owner", "urn:nbn:de:", "urn:isbn:978-0-")
-	_, other, _ := f.authority("Other", "urn:nbn:DE:", "urn:isbn:0-")
+	_, other := f.legacyAuthority("Other", "urn:nbn:DE:", "urn:isbn:0-")
 	f.put(owner, "urn:nbn:de:101-x", locs("http://v1.example/"))
 	f.put(owner, "urn:isbn:978-0-395-36341-6", locs("http://v1.example/"))
 	for _, tc := range []struct{ name, spelling string }{
@@ -441,5 +469,52 @@ func TestOwnerByKeyForm(t *testing.T) {
 	}
 	if _, _, err := f.svc.Put(f.ctx, dnb, "urn:nbn:CH:1-1", locs("https://x.example/")); resolver.KindOf(err) != resolver.KindForbidden {
 		t.Fatalf("a name nobody owns in either form: %v", err)
+	}
+}
+
+// Two authorities never own equivalent names: prefixes whose names could be
+// equivalent by their namespace's rules overlap (409), not only those that
+// share a spelling. One authority may hold both spellings of one range, and
+// writes every spelling of its names.
+func TestPrefixOverlapByEquivalence(t *testing.T) {
+	f := newFixture(t)
+	f.authority("DNB", "urn:nbn:de:101-")
+	_, isbn0, _ := f.authority("Publisher 0", "urn:isbn:978-0-")
+	for _, p := range []string{"urn:NBN:DE:101-", "urn:nbn:DE:", "urn:nbn:De", "urn:isbn:0", "urn:isbn:9780", "urn:isbn:0-306", "urn:ISBN:978-0-3"} {
+		_, _, err := f.svc.CreateAuthority(f.ctx, f.admin, "Other", []string{p})
+		wantKind(t, p, err, resolver.KindConflict)
+		if !strings.Contains(err.Error(), "overlaps") {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	_, _, err := f.svc.CreateAuthority(f.ctx, f.admin, "Other", []string{"urn:isbn:0"})
+	if !strings.Contains(err.Error(), "equivalent by the rules of the isbn namespace") {
+		t.Errorf("the reason is not given: %v", err)
+	}
+	// Ranges that share no name: another country, another ISBN group.
+	f.authority("DNB Sub", "urn:nbn:de:1011-")
+	_, isbn3, _ := f.authority("Publisher 3", "urn:isbn:978-3-", "urn:isbn:3")
+	_, isbn979, _ := f.authority("979", "urn:isbn:979")
+
+	// Every spelling of its names is the owner's: hyphens or none, the
+	// ISBN-10 or the ISBN-13 (RFC 3187).
+	f.put(isbn0, "urn:isbn:9780306406157", locs("http://zero.example/a"))
+	f.put(isbn0, "urn:isbn:0-8044-2957-X", locs("http://zero.example/b"))
+	f.put(isbn3, "urn:isbn:3-16-148410-X", locs("http://three.example/"))
+	for name, want := range map[string]string{
+		"urn:isbn:0-306-40615-2":     "http://zero.example/a",
+		"urn:isbn:978-0-8044-2957-3": "http://zero.example/b",
+		"urn:isbn:9783161484100":     "http://three.example/",
+	} {
+		if r, err := f.lookup(name); err != nil || r.Locations[0].URL != want {
+			t.Fatalf("%s: %+v, %v", name, r.Locations, err)
+		}
+	}
+	// No one else writes them.
+	for _, name := range []string{"urn:isbn:0-306-40615-2", "urn:isbn:0-19-852663-6", "urn:isbn:9780198526636"} {
+		_, _, err := f.svc.Put(f.ctx, isbn979, name, locs("http://evil.example/"))
+		wantKind(t, name, err, resolver.KindForbidden)
+		_, _, err = f.svc.Put(f.ctx, isbn3, name, locs("http://evil.example/"))
+		wantKind(t, name, err, resolver.KindForbidden)
 	}
 }

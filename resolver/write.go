@@ -740,11 +740,12 @@ func formsOf(n urn.URN, key string) nameForms {
 func mayWriteForms(auths []Authority, p Principal, names []nameForms) (Principal, error) {
 	for i, n := range names {
 		a, ok := ownerOf(auths, n.canonical)
-		if !ok && n.key != n.canonical {
+		if !ok {
 			// Under no prefix as written, but equivalent by its
 			// namespace's rules to names under one (urn:nbn:DE:101-1 is
-			// urn:nbn:de:101-1, RFC 8458 §4.3): that authority's.
-			a, ok = ownerOf(auths, n.key)
+			// urn:nbn:de:101-1, RFC 8458 §4.3; urn:isbn:9780306406157 is
+			// an ISBN under urn:isbn:978-0-): that authority's.
+			a, ok = keyOwnerOf(auths, n.key)
 		}
 		if !ok {
 			return p, errorf(KindForbidden, "no naming authority owns %s", n.assigned)
@@ -755,13 +756,63 @@ func mayWriteForms(auths []Authority, p Principal, names []nameForms) (Principal
 		if a.ID != p.AuthorityID {
 			return p, errorf(KindForbidden, "%s belongs to another naming authority", n.assigned)
 		}
-		if n.key != n.canonical {
-			if b, ok := ownerOf(auths, n.key); ok && b.ID != a.ID {
-				return p, errorf(KindForbidden, "%s is equivalent to %s, which belongs to another naming authority", n.assigned, n.key)
-			}
+		if b, ok := otherKeyOwner(auths, a, n); ok {
+			return p, errorf(KindForbidden, "%s is equivalent to %s, which belongs to another naming authority (%s)", n.assigned, n.key, b.Name)
 		}
 	}
 	return p, nil
+}
+
+// keyOwnerOf returns the authority under one of whose prefixes the names
+// equivalent to key lie (urn.KeyPrefixes), the longest match winning.
+func keyOwnerOf(auths []Authority, key string) (Authority, bool) {
+	best, bestLen := Authority{}, -1
+	for _, a := range auths {
+		for _, p := range a.Prefixes {
+			if !sameNamespace(key, p) {
+				continue
+			}
+			if n, ok := underKeyPrefix(key, p); ok && n > bestLen {
+				best, bestLen = a, n
+			}
+		}
+	}
+	return best, bestLen >= 0
+}
+
+// otherKeyOwner finds an authority other than a that owns names equivalent
+// to n: one whose prefix the key lies under as written, or, when no prefix
+// of a's covers the key by a's namespace rules, one whose prefixes do.
+// CreateAuthority refuses prefixes that overlap this way (PrefixesOverlap);
+// stores from before it did may still hold such pairs.
+func otherKeyOwner(auths []Authority, a Authority, n nameForms) (Authority, bool) {
+	if n.key != n.canonical {
+		if b, ok := ownerOf(auths, n.key); ok && b.ID != a.ID {
+			return b, true
+		}
+	}
+	for _, p := range a.Prefixes {
+		if strings.HasPrefix(n.key, p) {
+			return Authority{}, false
+		}
+		if _, ok := underKeyPrefix(n.key, p); ok && sameNamespace(n.key, p) {
+			return Authority{}, false
+		}
+	}
+	if b, ok := keyOwnerOf(auths, n.key); ok && b.ID != a.ID {
+		return b, true
+	}
+	return Authority{}, false
+}
+
+// sameNamespace reports whether the key and the canonical prefix p share
+// their "urn:" NID ":", a cheap test before urn.KeyPrefixes.
+func sameNamespace(key, p string) bool {
+	i := strings.IndexByte(p[min(4, len(p)):], ':')
+	if i < 0 {
+		return strings.HasPrefix(key, p+":")
+	}
+	return strings.HasPrefix(key, p[:4+i+1])
 }
 
 // stillValid checks, in the transaction that writes, that the token p
