@@ -165,13 +165,27 @@ func (h *handler) serveURIRes(rw *respWriter, r *http.Request, svc, query string
 // ("?+s=I2Ls") and q-component ("?=lang=en"), or the draft's directive
 // list ("?s=I2Ls&as-of=…", seed 003 §2.3).
 func (h *handler) servePathStyle(rw *respWriter, r *http.Request, text string) {
-	nr, p := h.parseNameRequest(r, text, "", 0)
+	service, k := "", kind(0)
+	if name, ok := inflection(text); ok {
+		text, service, k = name, "I2C", kURC
+	}
+	nr, p := h.parseNameRequest(r, text, service, k)
 	if p != nil {
 		h.writeProblem(rw, r, p)
 		return
 	}
 	rw.service = nr.service
 	h.resolveName(rw, r, nr)
+}
+
+// inflection recognizes N2T's and ARK's ways of asking about a name
+// instead of going there (RESOLVERS.md): "?info", "??" or a bare "?" after
+// it. None of them is an RFC 8141 r- or q-component (those start "?+" and
+// "?=") nor a directive list, so no other request is taken from anyone;
+// they ask for I2C, the name's description (its page for a browser).
+func inflection(text string) (name string, ok bool) {
+	name, q, found := strings.Cut(text, "?")
+	return name, found && (q == "" || q == "?" || q == "info")
 }
 
 // parseNameRequest parses a URN with its directives. service is "" for

@@ -497,6 +497,23 @@ func testPathStyleDirectives(t *testing.T, ns func(*testing.T) resolver.Store) {
 	if p.Field != "urn" || p.Offset == nil {
 		t.Fatalf("bad query: %+v", p)
 	}
+	// N2T's and ARK's inflections ask about the name instead of going
+	// there: its description, JSON for a script, the page for a browser.
+	for _, q := range []string{"?info", "??", "?"} {
+		r := f.Do("GET", "/"+lotr+q, "").Want(t, 200)
+		wantHeader(t, r, "Content-Type", "application/json")
+		wantHeader(t, r, "Urikit-Service", "I2C")
+		var rec struct {
+			URN string `json:"urn"`
+		}
+		if r.JSON(t, &rec); rec.URN != lotr {
+			t.Fatalf("%s: %s", q, r.Body)
+		}
+		r = f.Do("GET", "/"+lotr+q, "", "Accept", browserAccept).Want(t, 200)
+		wantHeader(t, r, "Content-Type", "text/html; charset=utf-8")
+	}
+	f.Do("GET", "/urn:example:nobody?info", "").Want(t, 404)
+	f.Do("GET", "/"+lotr+"?infos", "").Want(t, 400)
 }
 
 func testQComponent(t *testing.T, ns func(*testing.T) resolver.Store) {
