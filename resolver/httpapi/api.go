@@ -250,6 +250,30 @@ func (h *handler) addToken(c *apiCall) (answer, error) {
 		body: rawJSON(withMember(mustJSON(t), "token", tok))}, nil
 }
 
+// getToken is GET /api/v1/authorities/{id}/tokens/{token}, where the
+// answer to addToken points (Location): the token's id, label and times,
+// never its secret; for the admin and the authority's maintainers.
+func (h *handler) getToken(c *apiCall) (answer, error) {
+	id, err := c.pathID("id")
+	if err != nil {
+		return answer{}, err
+	}
+	tid, err := c.pathID("token")
+	if err != nil {
+		return answer{}, err
+	}
+	_, toks, err := h.svc.Authority(c.ctx(), c.p, id)
+	if err != nil {
+		return answer{}, err
+	}
+	for _, t := range toks {
+		if t.ID == tid {
+			return answer{status: http.StatusOK, body: rawJSON(mustJSON(t))}, nil
+		}
+	}
+	return answer{}, &resolver.Error{Kind: resolver.KindNotFound, Message: fmt.Sprintf("authority %d has no token %d", id, tid), Offset: -1}
+}
+
 // revokeToken is DELETE /api/v1/authorities/{id}/tokens/{token}.
 func (h *handler) revokeToken(c *apiCall) (answer, error) {
 	id, err := c.pathID("id")

@@ -151,6 +151,7 @@ func (h *handler) routes() []route {
 		{method: "GET", pattern: "/api/v1/authorities", serve: h.api(h.listAuthorities)},
 		{method: "GET", pattern: "/api/v1/authorities/{id}", serve: h.api(h.getAuthority)},
 		{method: "POST", pattern: "/api/v1/authorities/{id}/tokens", serve: h.api(h.addToken)},
+		{method: "GET", pattern: "/api/v1/authorities/{id}/tokens/{token}", serve: h.api(h.getToken)},
 		{method: "DELETE", pattern: "/api/v1/authorities/{id}/tokens/{token}", serve: h.api(h.revokeToken)},
 		{method: "POST", pattern: "/api/v1/authorities/{id}/transfer", serve: h.api(h.transferAuthority)},
 

@@ -882,6 +882,20 @@ func testTokens(t *testing.T, ns func(*testing.T) resolver.Store) {
 		t.Fatalf("token: %s", r.Body)
 	}
 	f.Put(tok.Token, "urn:example:by-ada", loc("https://example.org/ada")).Want(t, 201)
+	// Its Location leads to it: id and label, never the secret; for its
+	// authority's maintainers and the admin alone.
+	where := r.Header.Get("Location")
+	for _, who := range []string{f.books, tok.Token, AdminToken} {
+		r := f.Do("GET", where, "", auth(who)...).Want(t, 200)
+		var got map[string]any
+		r.JSON(t, &got)
+		if got["id"] != float64(tok.ID) || got["label"] != "Ada" || got["token"] != nil || strings.Contains(r.Body, tok.Token) {
+			t.Fatalf("GET %s: %s", where, r.Body)
+		}
+	}
+	f.Do("GET", where, "", auth(f.other)...).Want(t, 403)
+	f.Do("GET", where, "").Want(t, 401)
+	f.Do("GET", fmt.Sprintf("/api/v1/authorities/%s/tokens/%d", id, 9999), "", auth(f.books)...).Want(t, 404)
 	// The admin adds one too, with an empty body.
 	r = f.Do("POST", "/api/v1/authorities/"+id+"/tokens", "", auth(AdminToken)...).Want(t, 201)
 	var tok3 struct {
