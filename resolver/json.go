@@ -265,13 +265,16 @@ type entryJSON struct {
 	Subject   string          `json:"subject"`
 	Actor     string          `json:"actor"`
 	Authority int64           `json:"authority,omitempty"`
+	Record    int64           `json:"record,omitempty"`
 	Data      json.RawMessage `json:"data,omitempty"`
 	Prev      []byte          `json:"prev,omitempty"`
 	Hash      []byte          `json:"hash"`
 }
 
 // MarshalJSON gives the entry's public JSON form; hashes are base64 (the
-// encoding/json default for bytes).
+// encoding/json default for bytes). It holds every field ChainHash covers,
+// the record's internal id too, so that a reader can recompute the hash of
+// each entry it is shown (docs/httpapi.md gives the encoding).
 func (e Entry) MarshalJSON() ([]byte, error) {
-	return json.Marshal(entryJSON{e.Seq, e.Time.UTC(), e.Action, e.Subject, e.Actor, e.AuthorityID, e.Data, e.Prev, e.Hash})
+	return json.Marshal(entryJSON{e.Seq, e.Time.UTC(), e.Action, e.Subject, e.Actor, e.AuthorityID, e.RecordID, e.Data, e.Prev, e.Hash})
 }

@@ -1,6 +1,9 @@
 package apitest
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -1175,6 +1178,22 @@ func testWithdrawAndHistory(t *testing.T, ns func(*testing.T) resolver.Store) {
 		hist[0].Hash == "" || hist[1].Prev == "" || !strings.HasPrefix(hist[0].Actor, "token:") {
 		t.Fatalf("history: %s", r.Body)
 	}
+	// A reader recomputes each entry's hash from what the API shows, by
+	// the encoding docs/httpapi.md gives (written here from the doc, not
+	// with resolver.ChainHash).
+	var full []entryFields
+	r.JSON(t, &full)
+	for i, e := range full {
+		if got := docChainHash(e); !bytes.Equal(got, e.Hash) {
+			t.Fatalf("entry %d: hash %x, recomputed %x from %s", e.Seq, e.Hash, got, r.Body)
+		}
+		if e.Record == 0 {
+			t.Fatalf("entry %d has no record id: %s", e.Seq, r.Body)
+		}
+		if i > 0 && e.Seq == full[i-1].Seq+1 && !bytes.Equal(e.Prev, full[i-1].Hash) {
+			t.Fatalf("entry %d does not follow %d", e.Seq, full[i-1].Seq)
+		}
+	}
 	f.Do("GET", "/api/v1/names/urn:example:none/history", "").Want(t, 404).Problem(t)
 	// The successor is in the Link of the 410 (a URN successor too).
 	r = f.Do("GET", "/urn:example:h", "").Want(t, 410)
@@ -1479,4 +1498,37 @@ func testGoClient(t *testing.T, ns func(*testing.T) resolver.Store) {
 	if _, err := m.Get(ctx, "urn:example:never"); resolver.KindOf(err) != resolver.KindUnavailable {
 		t.Fatalf("store down: %v", err)
 	}
+}
+
+// entryFields is a history entry as the API shows it.
+type entryFields struct {
+	Seq       int64           `json:"seq"`
+	Time      time.Time       `json:"time"`
+	Action    string          `json:"action"`
+	Subject   string          `json:"subject"`
+	Actor     string          `json:"actor"`
+	Authority int64           `json:"authority"`
+	Record    int64           `json:"record"`
+	Data      json.RawMessage `json:"data"`
+	Prev      []byte          `json:"prev"`
+	Hash      []byte          `json:"hash"`
+}
+
+// docChainHash is docs/httpapi.md's recipe for an entry's hash, base64 as
+// the API shows it.
+func docChainHash(e entryFields) []byte {
+	h := sha256.New()
+	num := func(v int64) { h.Write(binary.BigEndian.AppendUint64(nil, uint64(v))) }
+	str := func(b []byte) { num(int64(len(b))); h.Write(b) }
+	h.Write([]byte("urikit-history-v1"))
+	num(e.Seq)
+	num(e.Time.UnixMicro())
+	str([]byte(e.Action))
+	str([]byte(e.Subject))
+	num(e.Record)
+	num(e.Authority)
+	str([]byte(e.Actor))
+	str(e.Data)
+	str(e.Prev)
+	return h.Sum(nil)
 }
