@@ -346,6 +346,11 @@ func TestLookupAsOfBoundaries(t *testing.T) {
 	now = now.Add(time.Hour)
 	f.put(m, "urn:example:a", locs("http://v3.example/")) // the alias is retired
 	retired := now.Truncate(time.Microsecond)
+	_, _, err := f.svc.Put(f.ctx, m, "urn:example:alias", locs("http://other.example/"))
+	wantKind(t, "a retired alias as a name", err, resolver.KindConflict)
+	if !strings.Contains(err.Error(), "was an alias of urn:example:a, which dropped it") {
+		t.Errorf("a retired alias as a name: %v", err)
+	}
 	tokyo := time.FixedZone("JST", 9*3600)
 
 	for _, tc := range []struct {

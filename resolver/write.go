@@ -867,6 +867,8 @@ func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft 
 	}
 	if exists {
 		switch {
+		case role == RoleRetired:
+			return Record{}, false, conflict(old, "%s was an alias of %s, which dropped it; it stays reserved to that record", u.AssignedName(), old.URN)
 		case role != RoleName:
 			return Record{}, false, conflict(old, "%s is an alias of %s", u.AssignedName(), old.URN)
 		case old.Status == Withdrawn:
