@@ -47,6 +47,8 @@ func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
 		{"PutErrors", testPutErrors},
 		{"NameSegments", testNameSegments},
 		{"WithdrawAndHistory", testWithdrawAndHistory},
+		{"Conditional", testConditional},
+		{"ConditionalRace", testConditionalRace},
 		{"Rules", testRules},
 		{"Positions", testPositions},
 		{"Methods", testMethods},
