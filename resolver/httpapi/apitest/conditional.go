@@ -1,12 +1,14 @@
 package apitest
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/client"
 )
 
 // etagOf returns r's ETag header, failing unless it is a strong
@@ -198,5 +200,44 @@ func testConditionalRace(t *testing.T, ns func(*testing.T) resolver.Store) {
 		if g := f.Do("GET", path, "").Want(t, 200); g.Body != won.Body || etagOf(t, g) != tag {
 			t.Fatalf("round %d: GET %s (ETag %s), the winner answered %s (ETag %s)", round, g.Body, g.Header.Get("ETag"), won.Body, tag)
 		}
+	}
+}
+
+// testGoClientConditional: resolver/client exposes the ETag and sends
+// If-Match, so that a script's read-edit-write keeps others' changes.
+func testGoClientConditional(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	ctx := t.Context()
+	m := client.New(f.URL, f.books)
+	const name = "urn:example:gc"
+	in := func(u string) resolver.RecordInput {
+		return resolver.RecordInput{Locations: []resolver.Location{{URL: u}}}
+	}
+	_, _, _, err := m.PutIf(ctx, name, in("https://example.org/0"), "*")
+	if re := new(resolver.Error); !errors.As(err, &re) || re.Kind != resolver.KindPrecondition || re.ETag != "" {
+		t.Fatalf("PutIf * of a new name: %v", err)
+	}
+	_, created, e1, err := m.PutIf(ctx, name, in("https://example.org/1"), "")
+	if err != nil || !created || e1 == "" {
+		t.Fatalf("PutIf: %v %v %q", created, err, e1)
+	}
+	rec, tag, err := m.GetETag(ctx, name)
+	if err != nil || tag != e1 || rec.Locations[0].URL != "https://example.org/1" {
+		t.Fatalf("GetETag: %+v %q %v, want ETag %s", rec, tag, err, e1)
+	}
+	_, _, e2, err := m.PutIf(ctx, name, in("https://example.org/2"), e1)
+	if err != nil || e2 == e1 {
+		t.Fatalf("PutIf with the current ETag: %q %v", e2, err)
+	}
+	_, _, _, err = m.PutIf(ctx, name, in("https://example.org/lost"), e1)
+	if re := new(resolver.Error); !errors.As(err, &re) || re.Kind != resolver.KindPrecondition || re.ETag != e2 {
+		t.Fatalf("PutIf with a stale ETag: %v, want KindPrecondition with ETag %s", err, e2)
+	}
+	if _, _, err := m.WithdrawIf(ctx, name, "r", "", e1); resolver.KindOf(err) != resolver.KindPrecondition {
+		t.Fatalf("WithdrawIf with a stale ETag: %v", err)
+	}
+	w, e3, err := m.WithdrawIf(ctx, name, "r", "", e2)
+	if err != nil || w.Status != resolver.Withdrawn || e3 == "" || e3 == e2 {
+		t.Fatalf("WithdrawIf: %+v %q %v", w, e3, err)
 	}
 }

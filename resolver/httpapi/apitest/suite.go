@@ -49,6 +49,7 @@ func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
 		{"WithdrawAndHistory", testWithdrawAndHistory},
 		{"Conditional", testConditional},
 		{"ConditionalRace", testConditionalRace},
+		{"GoClientConditional", testGoClientConditional},
 		{"Rules", testRules},
 		{"Positions", testPositions},
 		{"Methods", testMethods},
