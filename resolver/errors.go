@@ -17,9 +17,10 @@ const (
 	KindNotFound                 // no such name, authority, token or rule (404)
 	KindConflict                 // clashes with what is stored (409)
 	KindUnavailable              // the store is down or slow (503)
+	KindPrecondition             // a condition of the request is false (412)
 )
 
-var kindNames = [...]string{"internal", "invalid", "unauthorized", "forbidden", "not-found", "conflict", "unavailable"}
+var kindNames = [...]string{"internal", "invalid", "unauthorized", "forbidden", "not-found", "conflict", "unavailable", "precondition-failed"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -35,6 +36,7 @@ type Error struct {
 	Field   string // the input at fault ("urn", "locations[1].url"), if any
 	Offset  int    // byte offset of a syntax error within Field's value, or -1
 	Record  string // for KindConflict: the name of the record in the way
+	ETag    string // for KindPrecondition: the current record's ETag, "" when there is none
 	Err     error  // the underlying error, if any
 }
 

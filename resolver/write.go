@@ -49,7 +49,10 @@ const maxAttempts = 3
 // equivalent to a withdrawn record's, or a name or alias equivalent to
 // another record's name or (current or retired) alias, is KindConflict
 // naming that record. A Put that changes nothing writes nothing.
-func (s *Service) Put(ctx context.Context, p Principal, name string, in RecordInput) (Record, bool, error) {
+//
+// Every precondition in pre must hold for the record the name currently
+// has (see Precondition), else KindPrecondition and nothing is written.
+func (s *Service) Put(ctx context.Context, p Principal, name string, in RecordInput, pre ...Precondition) (Record, bool, error) {
 	u, err := parseAssignedName("urn", name)
 	if err != nil {
 		return Record{}, false, err
@@ -74,7 +77,7 @@ func (s *Service) Put(ctx context.Context, p Principal, name string, in RecordIn
 			}
 			var err error
 			retired = retired[:0]
-			out, created, err = s.put(ctx, tx, p, u, draft, aliasKeys, &retired, time.Time{})
+			out, created, err = s.put(ctx, tx, p, u, draft, aliasKeys, &retired, time.Time{}, pre)
 			return err
 		})
 		if errors.Is(err, ErrKeyTaken) && attempt < maxAttempts {
@@ -280,7 +283,7 @@ func (s *Service) PutPrepared(ctx context.Context, pb *PreparedBatch) ([]PutResu
 			if out[i].Err != nil || fresh.wrote(i) {
 				continue
 			}
-			rec, created, err := s.put(ctx, tx, p, ok[i].u, ok[i].draft, ok[i].aliasKeys, &retired, now)
+			rec, created, err := s.put(ctx, tx, p, ok[i].u, ok[i].draft, ok[i].aliasKeys, &retired, now, nil)
 			var e *Error
 			if errors.As(err, &e) {
 				out[i].Err = err // broke a rule before writing anything: skip it
@@ -837,8 +840,8 @@ func stillValid(ctx context.Context, tx Tx, p Principal) error {
 
 // put writes one record in tx; it appends to retired the keys of aliases
 // the record no longer lists. The change is stamped at, or, when at is
-// zero, now (Service.stamp).
-func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft Record, aliasKeys []string, retired *[]string, at time.Time) (Record, bool, error) {
+// zero, now (Service.stamp). pre is checked against the record read here.
+func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft Record, aliasKeys []string, retired *[]string, at time.Time, pre []Precondition) (Record, bool, error) {
 	auths, err := tx.Authorities(ctx)
 	if err != nil {
 		return Record{}, false, err
@@ -876,6 +879,17 @@ func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft 
 		case old.AuthorityID != p.AuthorityID:
 			return Record{}, false, errorf(KindForbidden, "%s belongs to another naming authority", old.URN)
 		}
+	}
+	// The preconditions come after the answers that do not depend on the
+	// body (403, and 409 for a name that is an alias or was withdrawn),
+	// which take precedence (RFC 9110 §13.2.1); here the name has its own
+	// active record, old, or none.
+	var current *Record
+	if exists {
+		current = &old
+	}
+	if err := checkPreconditions(pre, u.AssignedName(), current); err != nil {
+		return Record{}, false, err
 	}
 	for i, k := range aliasKeys {
 		other, _, err := tx.RecordByKey(ctx, k)
@@ -981,8 +995,9 @@ func appendRecord(ctx context.Context, tx Tx, p Principal, action Action, rec Re
 // Withdraw withdraws the record of name for ever: it answers 410 Gone from
 // now on, pointing at successor when one is given, and its name and aliases
 // are never given to another record. Withdrawing a withdrawn record again
-// with the same reason and successor changes nothing.
-func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, successor string) (Record, error) {
+// with the same reason and successor changes nothing. Every precondition
+// in pre must hold for the record, as for Put.
+func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, successor string, pre ...Precondition) (Record, error) {
 	u, err := parseAssignedName("urn", name)
 	if err != nil {
 		return Record{}, err
@@ -1031,6 +1046,10 @@ func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, succe
 		}
 		if rec.AuthorityID != p.AuthorityID {
 			return errorf(KindForbidden, "%s belongs to another naming authority", rec.URN)
+		}
+		// After 404, 409 and 403, which take precedence (RFC 9110 §13.2.1).
+		if err := checkPreconditions(pre, u.AssignedName(), &rec); err != nil {
+			return err
 		}
 		if rec.Status == Withdrawn {
 			if rec.Reason == reason && rec.Successor == successor {

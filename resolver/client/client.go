@@ -63,6 +63,8 @@ func kindOf(status int) resolver.Kind {
 		return resolver.KindNotFound
 	case http.StatusConflict:
 		return resolver.KindConflict
+	case http.StatusPreconditionFailed:
+		return resolver.KindPrecondition
 	case http.StatusServiceUnavailable, http.StatusBadGateway, http.StatusGatewayTimeout:
 		return resolver.KindUnavailable
 	}
@@ -85,6 +87,16 @@ var segmentEscaper = strings.NewReplacer("%", "%25", "/", "%2F", "?", "%3F", "#"
 // do sends a request and decodes a JSON answer into out (when not nil).
 // An error answer becomes a *resolver.Error.
 func (c *Client) do(ctx context.Context, method, path string, in, out any) (int, error) {
+	return c.doFields(ctx, method, path, nil, in, out)
+}
+
+// fields are header fields beyond do's: those a request sends (send), and
+// those its answer had (got).
+type fields struct{ send, got http.Header }
+
+// doFields is do that sends f.send too (when f is not nil), and sets
+// f.got.
+func (c *Client) doFields(ctx context.Context, method, path string, f *fields, in, out any) (int, error) {
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
@@ -104,11 +116,19 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) (int,
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
+	if f != nil {
+		for k, v := range f.send {
+			req.Header[k] = v
+		}
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return 0, &resolver.Error{Kind: resolver.KindUnavailable, Message: "cannot reach the server: " + err.Error(), Offset: -1, Err: err}
 	}
 	defer resp.Body.Close()
+	if f != nil {
+		f.got = resp.Header
+	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
 		return resp.StatusCode, &resolver.Error{Kind: resolver.KindUnavailable, Message: "reading the answer: " + err.Error(), Offset: -1, Err: err}
@@ -254,6 +274,54 @@ func (c *Client) Withdraw(ctx context.Context, name, reason, successor string) (
 	_, err := c.do(ctx, http.MethodPost, "/api/v1/names/"+NameSegment(name)+"/withdraw",
 		map[string]string{"reason": reason, "successor": successor}, &r)
 	return r, err
+}
+
+// GetETag is Get that also returns the record's ETag, to send back as
+// PutIf's or WithdrawIf's ifMatch.
+func (c *Client) GetETag(ctx context.Context, name string) (resolver.Record, string, error) {
+	var r resolver.Record
+	var f fields
+	_, err := c.doFields(ctx, http.MethodGet, "/api/v1/names/"+NameSegment(name), &f, nil, &r)
+	return r, f.got.Get("ETag"), err
+}
+
+// PutIf is Put on condition: with ifMatch an ETag (from GetETag, or "*"
+// for any record), the record is replaced only while it has that ETag,
+// which is how maintainers' read-edit-write cycles keep each other's
+// changes; "" is no condition. A false condition is a *resolver.Error of
+// KindPrecondition whose ETag is the record's current one. PutIf also
+// returns the record's ETag after the write.
+func (c *Client) PutIf(ctx context.Context, name string, in resolver.RecordInput, ifMatch string) (resolver.Record, bool, string, error) {
+	var r resolver.Record
+	f := ifMatchFields(ifMatch)
+	status, err := c.doFields(ctx, http.MethodPut, "/api/v1/names/"+NameSegment(name), f, in, &r)
+	return r, status == http.StatusCreated, f.got.Get("ETag"), withETag(err, f)
+}
+
+// WithdrawIf is Withdraw on condition, as PutIf is Put.
+func (c *Client) WithdrawIf(ctx context.Context, name, reason, successor, ifMatch string) (resolver.Record, string, error) {
+	var r resolver.Record
+	f := ifMatchFields(ifMatch)
+	_, err := c.doFields(ctx, http.MethodPost, "/api/v1/names/"+NameSegment(name)+"/withdraw", f,
+		map[string]string{"reason": reason, "successor": successor}, &r)
+	return r, f.got.Get("ETag"), withETag(err, f)
+}
+
+func ifMatchFields(ifMatch string) *fields {
+	f := &fields{}
+	if ifMatch != "" {
+		f.send = http.Header{"If-Match": {ifMatch}}
+	}
+	return f
+}
+
+// withETag puts the current ETag a 412 carries into its error.
+func withETag(err error, f *fields) error {
+	var e *resolver.Error
+	if errors.As(err, &e) && e.Kind == resolver.KindPrecondition {
+		e.ETag = f.got.Get("ETag")
+	}
+	return err
 }
 
 // HistoryEntry is one entry of a record's history as the API shows it.

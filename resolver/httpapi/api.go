@@ -330,7 +330,8 @@ type putBody struct {
 }
 
 // putName is PUT /api/v1/names/{urn}: 201 when it creates the record, 200
-// when it replaces it (or it was already so).
+// when it replaces it (or it was already so); 412 when If-Match or
+// If-None-Match is false for the record the name has (see conditional.go).
 func (h *handler) putName(c *apiCall) (answer, error) {
 	name := c.r.PathValue("urn")
 	var in putBody
@@ -351,10 +352,15 @@ func (h *handler) putName(c *apiCall) (answer, error) {
 		return answer{}, newProblem(http.StatusBadRequest, ptInvalid,
 			"the body's urn "+strconv.Quote(truncate(*in.URN, 256))+" is not the name in the path").at("urn", -1)
 	}
-	rec, created, err := h.svc.Put(c.writeContext(), c.p, name, in.RecordInput)
+	pre, err := preconditions(c.r)
 	if err != nil {
 		return answer{}, err
 	}
+	rec, created, err := h.svc.Put(c.writeContext(), c.p, name, in.RecordInput, pre)
+	if err != nil {
+		return answer{}, err
+	}
+	setETag(c.rw, rec)
 	if created {
 		return answer{status: http.StatusCreated, location: "/api/v1/names/" + segment(rec.URN), body: rec}, nil
 	}
@@ -378,7 +384,8 @@ func sameName(a, b string) bool {
 }
 
 // getName is GET /api/v1/names/{urn}: the record, withdrawn or not; as of
-// a time with ?as-of=<RFC 3339> or Memento's Accept-Datetime.
+// a time with ?as-of=<RFC 3339> or Memento's Accept-Datetime. It carries
+// the record's ETag; If-None-Match naming it is 304, a false If-Match 412.
 func (h *handler) getName(c *apiCall) (answer, error) {
 	u, err := resolver.ParseName("urn", c.r.PathValue("urn"))
 	if err != nil {
@@ -393,6 +400,10 @@ func (h *handler) getName(c *apiCall) (answer, error) {
 	if p != nil {
 		return answer{}, p
 	}
+	pre, err := preconditions(c.r)
+	if err != nil {
+		return answer{}, err
+	}
 	var rec resolver.Record
 	if hasAsOf {
 		var e resolver.Entry
@@ -404,6 +415,18 @@ func (h *handler) getName(c *apiCall) (answer, error) {
 		rec, err = h.svc.Lookup(ctx, u)
 	}
 	if err != nil {
+		return answer{}, err
+	}
+	// Conditions are evaluated once the record is found: for a name
+	// without one, 404 takes precedence (RFC 9110 §13.2.1).
+	setETag(c.rw, rec)
+	if err := pre.Check(u.AssignedName(), &rec); err != nil {
+		var e *resolver.Error
+		if errors.As(err, &e) && e.Field == "If-None-Match" {
+			// RFC 9110 §13.1.2: a GET or HEAD whose If-None-Match is
+			// false is answered 304 Not Modified, with the ETag.
+			return answer{status: http.StatusNotModified}, nil
+		}
 		return answer{}, err
 	}
 	return answer{status: http.StatusOK, body: rec}, nil
@@ -436,16 +459,22 @@ type withdrawBody struct {
 	Successor string `json:"successor"`
 }
 
-// withdrawName is POST /api/v1/names/{urn}/withdraw.
+// withdrawName is POST /api/v1/names/{urn}/withdraw, conditional on
+// If-Match and If-None-Match as putName is.
 func (h *handler) withdrawName(c *apiCall) (answer, error) {
 	var in withdrawBody
 	if err := c.decode(&in, true); err != nil {
 		return answer{}, err
 	}
-	rec, err := h.svc.Withdraw(c.writeContext(), c.p, c.r.PathValue("urn"), in.Reason, in.Successor)
+	pre, err := preconditions(c.r)
 	if err != nil {
 		return answer{}, err
 	}
+	rec, err := h.svc.Withdraw(c.writeContext(), c.p, c.r.PathValue("urn"), in.Reason, in.Successor, pre)
+	if err != nil {
+		return answer{}, err
+	}
+	setETag(c.rw, rec)
 	return answer{status: http.StatusOK, body: rec}, nil
 }
 

@@ -41,6 +41,11 @@ type problem struct {
 	Limit int64 `json:"limit,omitempty"`
 	// Allow lists the methods a resource allows (405).
 	Allow []string `json:"allow,omitempty"`
+
+	// etag is the current ETag of the resource a precondition failed on
+	// (412), sent in the ETag header (RFC 9110 §15.5.13: the client learns
+	// the state it must start from).
+	etag string
 }
 
 // Problem type slugs (headings of docs/httpapi.md's problem list).
@@ -55,6 +60,7 @@ const (
 	ptNoRoute       = "no-such-route"
 	ptMethod        = "method-not-allowed"
 	ptConflict      = "conflict"
+	ptPrecondition  = "precondition-failed"
 	ptGone          = "withdrawn"
 	ptTooLong       = "target-too-long"
 	ptTooLarge      = "body-too-large"
@@ -81,6 +87,7 @@ var titles = map[string]string{
 	ptNoRoute:       "No such resource",
 	ptMethod:        "Method not allowed here",
 	ptConflict:      "Conflicts with what is stored",
+	ptPrecondition:  "A condition of the request is false",
 	ptGone:          "The name was withdrawn",
 	ptTooLong:       "The request target or name is too long",
 	ptTooLarge:      "The request body is too large",
@@ -140,6 +147,9 @@ func problemFor(err error) *problem {
 		p.Record = e.Record
 	case resolver.KindUnavailable:
 		p = newProblem(http.StatusServiceUnavailable, ptUnavailable, e.Message)
+	case resolver.KindPrecondition:
+		p = newProblem(http.StatusPreconditionFailed, ptPrecondition, e.Message)
+		p.etag = e.ETag
 	default:
 		return newProblem(http.StatusInternalServerError, ptInternal, "an internal error occurred; it was logged")
 	}
@@ -168,6 +178,10 @@ func (h *handler) writeProblem(w http.ResponseWriter, r *http.Request, p *proble
 	case http.StatusMethodNotAllowed:
 		if len(p.Allow) > 0 {
 			hd.Set("Allow", joinComma(p.Allow))
+		}
+	case http.StatusPreconditionFailed:
+		if p.etag != "" {
+			hd.Set("ETag", p.etag)
 		}
 	}
 	hd.Del("Content-Length")

@@ -20,8 +20,10 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		OpenAPI string                                `json:"openapi"`
 		Paths   map[string]map[string]json.RawMessage `json:"paths"`
 		Comps   struct {
-			Schemas   map[string]json.RawMessage `json:"schemas"`
-			Responses map[string]json.RawMessage `json:"responses"`
+			Schemas    map[string]json.RawMessage `json:"schemas"`
+			Responses  map[string]json.RawMessage `json:"responses"`
+			Parameters map[string]json.RawMessage `json:"parameters"`
+			Headers    map[string]json.RawMessage `json:"headers"`
 		} `json:"components"`
 	}
 	if err := json.Unmarshal(openAPI, &doc); err != nil {
@@ -72,6 +74,14 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 					}
 				case strings.HasPrefix(ref, "#/components/responses/"):
 					if doc.Comps.Responses[strings.TrimPrefix(ref, "#/components/responses/")] == nil {
+						t.Errorf("dangling %s", ref)
+					}
+				case strings.HasPrefix(ref, "#/components/parameters/"):
+					if doc.Comps.Parameters[strings.TrimPrefix(ref, "#/components/parameters/")] == nil {
+						t.Errorf("dangling %s", ref)
+					}
+				case strings.HasPrefix(ref, "#/components/headers/"):
+					if doc.Comps.Headers[strings.TrimPrefix(ref, "#/components/headers/")] == nil {
 						t.Errorf("dangling %s", ref)
 					}
 				default:

@@ -29,6 +29,7 @@ func RunService(t *testing.T, b Backend) {
 		{"Aliases", testAliases},
 		{"WithdrawnNamesAreNeverReused", testWithdraw},
 		{"EquivalentNamesRace", testRace},
+		{"PreconditionsRace", testPreconditions},
 		{"PutMany", testPutMany},
 		{"AsOf", testAsOf},
 		{"ClockGoesBackwards", testClockBackwards},

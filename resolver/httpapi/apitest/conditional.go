@@ -1,0 +1,243 @@
+package apitest
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/client"
+)
+
+// etagOf returns r's ETag header, failing unless it is a strong
+// entity-tag (RFC 9110 §8.8.3: a quoted string without W/).
+func etagOf(t *testing.T, r *Resp) string {
+	t.Helper()
+	tag := r.Header.Get("ETag")
+	if len(tag) < 3 || tag[0] != '"' || tag[len(tag)-1] != '"' {
+		t.Fatalf("status %d: ETag %q, want a strong entity-tag; body %s", r.Status, tag, r.Body)
+	}
+	return tag
+}
+
+// wantPrecondition checks a 412: problem details naming the header that
+// was false, and the current ETag (etag; "" when there is no record).
+func wantPrecondition(t *testing.T, r *Resp, header, etag string) {
+	t.Helper()
+	p := r.Want(t, 412).Problem(t)
+	if !strings.HasSuffix(p.Type, "#precondition-failed") || p.Field != header {
+		t.Fatalf("412: %+v, want type …#precondition-failed, field %s", p, header)
+	}
+	wantHeader(t, r, "ETag", etag)
+}
+
+// testConditional: GET and HEAD of /api/v1/names/{urn} send a strong ETag
+// that follows every change of the record; PUT and withdraw obey If-Match
+// and If-None-Match (RFC 9110 §13.1.1, §13.1.2) and answer 412 without
+// changing anything when they are false.
+func testConditional(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	const path = "/api/v1/names/urn:example:c"
+	put := func(body string, headers ...string) *Resp {
+		t.Helper()
+		return f.Do("PUT", path, body, append(auth(f.books), headers...)...)
+	}
+	get := func() (*Resp, string) {
+		t.Helper()
+		r := f.Do("GET", path, "").Want(t, 200)
+		return r, etagOf(t, r)
+	}
+	history := func() int {
+		t.Helper()
+		return strings.Count(f.Do("GET", path+"/history", "").Want(t, 200).Body, `"seq"`)
+	}
+
+	// If-Match on a name without a record: 412, and nothing is created.
+	wantPrecondition(t, put(loc("https://example.org/c1"), "If-Match", "*"), "If-Match", "")
+	f.Do("GET", path, "").Want(t, 404)
+
+	// Create: the answer's ETag is the one GET and HEAD send.
+	e1 := etagOf(t, put(loc("https://example.org/c1"), "If-None-Match", "*").Want(t, 201))
+	if _, tag := get(); tag != e1 {
+		t.Fatalf("GET: ETag %s, PUT answered %s", tag, e1)
+	}
+	if h := f.Do("HEAD", path, "").Want(t, 200); etagOf(t, h) != e1 || h.Body != "" {
+		t.Fatalf("HEAD: ETag %s, body %q; want %s and none", h.Header.Get("ETag"), h.Body, e1)
+	}
+	// An identical PUT changes nothing, and keeps the tag.
+	if tag := etagOf(t, put(loc("https://example.org/c1")).Want(t, 200)); tag != e1 {
+		t.Fatalf("identical PUT: ETag %s, was %s", tag, e1)
+	}
+	// A change changes it, though the clock has not moved: the updated
+	// time is the same, the record is not.
+	e2 := etagOf(t, put(loc("https://example.org/c2")).Want(t, 200))
+	before, tag := get()
+	if e2 == e1 || tag != e2 {
+		t.Fatalf("after a change: PUT ETag %s, GET %s; before the change %s", e2, tag, e1)
+	}
+
+	// A stale If-Match: 412 with the current ETag; nothing changes.
+	n := history()
+	wantPrecondition(t, put(loc("https://example.org/lost"), "If-Match", e1), "If-Match", e2)
+	wantPrecondition(t, put(loc("https://example.org/lost"), "If-Match", `"nonsense"`), "If-Match", e2)
+	// If-Match compares strongly: the weak form of the current tag fails.
+	wantPrecondition(t, put(loc("https://example.org/lost"), "If-Match", "W/"+e2), "If-Match", e2)
+	if after, _ := get(); after.Body != before.Body || history() != n {
+		t.Fatalf("a failed If-Match changed the record:\n%s\n%s", before.Body, after.Body)
+	}
+	// The current one, alone or in a list: the write happens.
+	e3 := etagOf(t, put(loc("https://example.org/c3"), "If-Match", `"other", `+e2).Want(t, 200))
+	if _, tag := get(); e3 == e2 || tag != e3 {
+		t.Fatalf("PUT with the current If-Match: ETag %s, GET %s, was %s", e3, tag, e2)
+	}
+	put(loc("https://example.org/c3"), "If-Match", "*").Want(t, 200)
+
+	// If-None-Match: * creates only: 412 on a name that has a record
+	// (by any equivalent spelling), 201 on a new one.
+	wantPrecondition(t, put(loc("https://example.org/c4"), "If-None-Match", "*"), "If-None-Match", e3)
+	wantPrecondition(t, f.Do("PUT", "/api/v1/names/URN:EXAMPLE:c", loc("https://example.org/c4"), append(auth(f.books), "If-None-Match", "*")...),
+		"If-None-Match", e3)
+	wantPrecondition(t, put(loc("https://example.org/c4"), "If-None-Match", e3), "If-None-Match", e3)
+	f.Do("PUT", "/api/v1/names/urn:example:c-new", loc("https://example.org/n"), append(auth(f.books), "If-None-Match", "*")...).Want(t, 201)
+	if _, tag := get(); tag != e3 {
+		t.Fatalf("after failed If-None-Match: ETag %s, want %s", tag, e3)
+	}
+
+	// Conditional GET: If-None-Match naming the tag (weakly) is 304 with
+	// it; a false If-Match is 412.
+	for _, inm := range []string{e3, "W/" + e3, "*", `"x", ` + e3} {
+		r := f.Do("GET", path, "", "If-None-Match", inm).Want(t, 304)
+		if etagOf(t, r) != e3 || r.Body != "" {
+			t.Fatalf("304 for If-None-Match %s: ETag %s body %q", inm, r.Header.Get("ETag"), r.Body)
+		}
+	}
+	f.Do("GET", path, "", "If-None-Match", e1).Want(t, 200)
+	wantPrecondition(t, f.Do("GET", path, "", "If-Match", e1), "If-Match", e3)
+	f.Do("GET", path, "", "If-Match", e3).Want(t, 200)
+
+	// A field that is not "*" or entity-tags is 400, not a silent pass.
+	for _, v := range []string{"nonsense", `"a" "b"`, `"open`, `*, "a"`, `W/x`} {
+		p := put(loc("https://example.org/bad"), "If-Match", v).Want(t, 400).Problem(t)
+		if p.Field != "If-Match" {
+			t.Fatalf("If-Match %s: %+v", v, p)
+		}
+	}
+
+	// Withdraw: a stale If-Match is 412 and the record stays active; the
+	// current one withdraws, and the answer carries the new ETag.
+	wantPrecondition(t, f.Do("POST", path+"/withdraw", `{"reason":"r"}`, append(auth(f.books), "If-Match", e2)...), "If-Match", e3)
+	wantPrecondition(t, f.Do("POST", path+"/withdraw", `{"reason":"r"}`, append(auth(f.books), "If-None-Match", "*")...), "If-None-Match", e3)
+	if r, _ := get(); !strings.Contains(r.Body, `"status":"active"`) {
+		t.Fatalf("a failed conditional withdrawal withdrew: %s", r.Body)
+	}
+	w := f.Do("POST", path+"/withdraw", `{"reason":"r"}`, append(auth(f.books), "If-Match", e3)...).Want(t, 200)
+	e4 := etagOf(t, w)
+	if r, tag := get(); e4 == e3 || tag != e4 || !strings.Contains(r.Body, `"status":"withdrawn"`) {
+		t.Fatalf("withdrawn: ETag %s, GET %s: %s", e4, tag, r.Body)
+	}
+	// Withdrawing again the same way changes nothing: the tag stays.
+	if tag := etagOf(t, f.Do("POST", path+"/withdraw", `{"reason":"r"}`, append(auth(f.books), "If-Match", e4)...).Want(t, 200)); tag != e4 {
+		t.Fatalf("repeated withdrawal: ETag %s, was %s", tag, e4)
+	}
+	// A withdrawn name is 409 whatever the conditions: that answer does
+	// not depend on the body, and takes precedence (RFC 9110 §13.2.1).
+	put(loc("https://example.org/c5"), "If-None-Match", "*").Want(t, 409)
+	put(loc("https://example.org/c5"), "If-Match", e4).Want(t, 409)
+}
+
+// testConditionalRace: maintainers that read the same record and PUT
+// their edits with its ETag in If-Match at the same time: exactly one
+// wins, the others get 412 and the winner's ETag. The condition is
+// evaluated in the write's own transaction, so no two can pass it.
+func testConditionalRace(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	const path = "/api/v1/names/urn:example:race"
+	tag := etagOf(t, f.Put(f.books, "urn:example:race", loc("https://example.org/r")).Want(t, 201))
+	const writers = 4
+	for round := range 8 {
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		res := make([]*Resp, writers)
+		errs := make([]error, writers)
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				res[w], errs[w] = f.do("PUT", path, loc(fmt.Sprintf("https://example.org/r/%d/%d", round, w)),
+					append(auth(f.books), "If-Match", tag)...)
+			}()
+		}
+		close(start)
+		wg.Wait()
+		var won *Resp
+		for w, r := range res {
+			if errs[w] != nil {
+				t.Fatalf("round %d: %v", round, errs[w])
+			}
+			switch r.Status {
+			case 200:
+				if won != nil {
+					t.Fatalf("round %d: two PUTs with If-Match %s both succeeded:\n%s\n%s", round, tag, won.Body, r.Body)
+				}
+				won = r
+			case 412:
+			default:
+				t.Fatalf("round %d: status %d: %s", round, r.Status, r.Body)
+			}
+		}
+		if won == nil {
+			t.Fatalf("round %d: every PUT with the current If-Match %s failed", round, tag)
+		}
+		tag = etagOf(t, won)
+		for _, r := range res {
+			if r != won {
+				wantPrecondition(t, r, "If-Match", tag)
+			}
+		}
+		if g := f.Do("GET", path, "").Want(t, 200); g.Body != won.Body || etagOf(t, g) != tag {
+			t.Fatalf("round %d: GET %s (ETag %s), the winner answered %s (ETag %s)", round, g.Body, g.Header.Get("ETag"), won.Body, tag)
+		}
+	}
+}
+
+// testGoClientConditional: resolver/client exposes the ETag and sends
+// If-Match, so that a script's read-edit-write keeps others' changes.
+func testGoClientConditional(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	ctx := t.Context()
+	m := client.New(f.URL, f.books)
+	const name = "urn:example:gc"
+	in := func(u string) resolver.RecordInput {
+		return resolver.RecordInput{Locations: []resolver.Location{{URL: u}}}
+	}
+	_, _, _, err := m.PutIf(ctx, name, in("https://example.org/0"), "*")
+	if re := new(resolver.Error); !errors.As(err, &re) || re.Kind != resolver.KindPrecondition || re.ETag != "" {
+		t.Fatalf("PutIf * of a new name: %v", err)
+	}
+	_, created, e1, err := m.PutIf(ctx, name, in("https://example.org/1"), "")
+	if err != nil || !created || e1 == "" {
+		t.Fatalf("PutIf: %v %v %q", created, err, e1)
+	}
+	rec, tag, err := m.GetETag(ctx, name)
+	if err != nil || tag != e1 || rec.Locations[0].URL != "https://example.org/1" {
+		t.Fatalf("GetETag: %+v %q %v, want ETag %s", rec, tag, err, e1)
+	}
+	_, _, e2, err := m.PutIf(ctx, name, in("https://example.org/2"), e1)
+	if err != nil || e2 == e1 {
+		t.Fatalf("PutIf with the current ETag: %q %v", e2, err)
+	}
+	_, _, _, err = m.PutIf(ctx, name, in("https://example.org/lost"), e1)
+	if re := new(resolver.Error); !errors.As(err, &re) || re.Kind != resolver.KindPrecondition || re.ETag != e2 {
+		t.Fatalf("PutIf with a stale ETag: %v, want KindPrecondition with ETag %s", err, e2)
+	}
+	if _, _, err := m.WithdrawIf(ctx, name, "r", "", e1); resolver.KindOf(err) != resolver.KindPrecondition {
+		t.Fatalf("WithdrawIf with a stale ETag: %v", err)
+	}
+	w, e3, err := m.WithdrawIf(ctx, name, "r", "", e2)
+	if err != nil || w.Status != resolver.Withdrawn || e3 == "" || e3 == e2 {
+		t.Fatalf("WithdrawIf: %+v %q %v", w, e3, err)
+	}
+}
