@@ -49,6 +49,7 @@ func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
 		{"PutName", testPutName},
 		{"PutErrors", testPutErrors},
 		{"NameSegments", testNameSegments},
+		{"NameWritesTakeNoQuery", testNameWritesTakeNoQuery},
 		{"WithdrawAndHistory", testWithdrawAndHistory},
 		{"Conditional", testConditional},
 		{"ConditionalRace", testConditionalRace},
@@ -1138,6 +1139,41 @@ func testNameSegments(t *testing.T, ns func(*testing.T) resolver.Store) {
 	if p.Field != "urn" || p.Offset == nil || *p.Offset != 11 {
 		t.Fatalf("malformed: %+v", p)
 	}
+}
+
+// testNameWritesTakeNoQuery: an unencoded "?" ends the path, so
+// PUT /api/v1/names/urn:example:q?+lang=en names urn:example:q; the write
+// routes take no query, and refuse one rather than write another name
+// than the client meant. The reads keep theirs (as-of).
+func testNameWritesTakeNoQuery(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	for _, target := range []string{"/api/v1/names/urn:example:q?+lang=en", "/api/v1/names/urn:example:q?=x", "/api/v1/names/urn:example:q?"} {
+		p := f.Do("PUT", target, loc("https://example.org/q"), auth(f.books)...).Want(t, 400).Problem(t)
+		if p.Field != "query" || !strings.HasSuffix(p.Type, "#invalid-request") || !strings.Contains(p.Detail, "percent-encoded, as %3F") {
+			t.Fatalf("PUT %s: %+v", target, p)
+		}
+	}
+	f.Do("GET", "/api/v1/names/urn:example:q", "").Want(t, 404)
+	// Encoded, the "?" is the name's: a registered name has no r-, q- or
+	// f-component (RFC 8141 §2.3).
+	if p := f.Put(f.books, "urn:example:q?+lang=en", loc("https://example.org/q")).Want(t, 400).Problem(t); p.Field != "urn" {
+		t.Fatalf("PUT with %%3F: %+v", p)
+	}
+
+	f.Put(f.books, "urn:example:w", loc("https://example.org/w")).Want(t, 201)
+	p := f.Do("POST", "/api/v1/names/urn:example:w/withdraw?reason=x", `{"reason":"r"}`, auth(f.books)...).Want(t, 400).Problem(t)
+	if p.Field != "query" || !strings.Contains(p.Detail, "%3F") {
+		t.Fatalf("withdraw with a query: %+v", p)
+	}
+	f.Do("GET", "/uri-res/I2L?urn:example:w", "").Want(t, 303) // still active
+	f.Do("PUT", "/api/v1/names/urn:example:w?x", loc("https://example.org/w2"), auth(f.books)...).Want(t, 400)
+	r := f.Do("GET", "/api/v1/names/urn:example:w/history", "").Want(t, 200)
+	if strings.Count(r.Body, `"seq"`) != 1 {
+		t.Fatalf("history after refused writes: %s", r.Body)
+	}
+	// The reads of a name keep their query.
+	f.Do("GET", "/api/v1/names/urn:example:w?as-of="+f.Clock.Now().Format(time.RFC3339), "").Want(t, 200)
+	f.Do("GET", "/api/v1/names/urn:example:w/history?x=1", "").Want(t, 200)
 }
 
 func testWithdrawAndHistory(t *testing.T, ns func(*testing.T) resolver.Store) {
