@@ -502,7 +502,8 @@ func (imp *importer) readStopped(err error) {
 }
 
 // checkWithdrawal applies Service.Withdraw's checks on reason and
-// successor.
+// successor (a successor equivalent to the record's name or an alias is
+// refused there too).
 func checkWithdrawal(it recordio.Item) error {
 	if len(it.Reason) > 1024 || !utf8.ValidString(it.Reason) {
 		return errors.New("reason: UTF-8 text of at most 1024 bytes")
@@ -510,6 +511,11 @@ func checkWithdrawal(it recordio.Item) error {
 	if it.Successor != "" {
 		if _, err := uri.Parse(it.Successor); err != nil {
 			return fmt.Errorf("successor: not an absolute URI: %v", err)
+		}
+		for _, name := range append([]string{it.URN}, it.Aliases...) {
+			if sameKey(name, it.Successor) {
+				return fmt.Errorf("successor: %s names %s itself (its name or an alias): a successor is another resource", it.Successor, it.URN)
+			}
 		}
 	}
 	return nil

@@ -450,6 +450,36 @@ func TestImportStateMismatch(t *testing.T) {
 	}
 }
 
+// TestImportWithdrawnAsItsOwnSuccessor: a withdrawn record whose
+// successor is itself (its name or an alias, as lookups match names),
+// which the Service refuses, is a bad row found before anything of it is
+// written: the record is not put and then left active.
+func TestImportWithdrawnAsItsOwnSuccessor(t *testing.T) {
+	hermetic(t)
+	d := newDataDir(t)
+	in := filepath.Join(t.TempDir(), "self.jsonl")
+	os.WriteFile(in, []byte(strings.Join([]string{
+		`{"urn":"urn:example:self","aliases":["urn:example:self-alias"],"locations":[{"url":"https://example.org/s"}],"status":"withdrawn","successor":"URN:EXAMPLE:self-alias"}`,
+		`{"urn":"urn:example:self2","locations":[{"url":"https://example.org/s2"}],"status":"withdrawn","successor":"urn:example:self2#v2"}`,
+		`{"urn":"urn:example:moved","locations":[{"url":"https://example.org/m"}],"status":"withdrawn","successor":"urn:example:next"}`,
+	}, "\n")+"\n"), 0o644)
+	out, errs := cli(t, exitInvalid, "import", in, "--data", d)
+	for _, want := range []string{
+		in + " line 1: successor: URN:EXAMPLE:self-alias names urn:example:self itself",
+		in + " line 2: successor: urn:example:self2#v2 names urn:example:self2 itself",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if !strings.Contains(out, "imported 1 records") || !strings.Contains(out, "1 withdrawn; 2 bad rows skipped") {
+		t.Fatalf("report: %s\n%s", out, errs)
+	}
+	cli(t, exitInvalid, "lookup", "urn:example:self", "--data", d)
+	cli(t, exitInvalid, "lookup", "urn:example:self2", "--data", d)
+	cli(t, exitOK, "lookup", "urn:example:moved", "--data", d)
+}
+
 // TestImportStopsAtUnreadableLine: a CSV quote left open stops the import
 // at its line, after every record before that line is written and every
 // bad row before it reported (the last batch, not yet full, went

@@ -51,6 +51,7 @@ func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
 		{"NameSegments", testNameSegments},
 		{"NameWritesTakeNoQuery", testNameWritesTakeNoQuery},
 		{"WithdrawAndHistory", testWithdrawAndHistory},
+		{"WithdrawSuccessorItself", testWithdrawSuccessorItself},
 		{"Conditional", testConditional},
 		{"ConditionalRace", testConditionalRace},
 		{"GoClientConditional", testGoClientConditional},
@@ -1249,6 +1250,28 @@ func testWithdrawAndHistory(t *testing.T, ns func(*testing.T) resolver.Store) {
 	if !strings.Contains(r.Body, `<LI><A HREF="ftp://ftp.example.com/pub/h2.txt">ftp://ftp.example.com/pub/h2.txt</A>`) {
 		t.Fatalf("HTML list with an ftp location: %s", r.Body)
 	}
+}
+
+// testWithdrawSuccessorItself: a withdrawal that names the record itself
+// (its name by an equivalent spelling, or an alias) as its successor is
+// 400: its 410 would link to itself as its successor-version.
+func testWithdrawSuccessorItself(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	f.Put(f.books, "urn:example:w2", `{"locations":[{"url":"https://example.org/w2"}],"aliases":["urn:example:w2-alias"]}`).Want(t, 201)
+	for _, succ := range []string{"urn:example:w2", "URN:EXAMPLE:w2", "urn:example:w2#part", "urn:example:w2-alias"} {
+		p := f.Do("POST", "/api/v1/names/urn:example:w2/withdraw", `{"successor":"`+succ+`"}`, auth(f.books)...).Want(t, 400).Problem(t)
+		if p.Field != "successor" || !strings.HasSuffix(p.Type, "#invalid-request") || !strings.Contains(p.Detail, "itself") {
+			t.Fatalf("successor %s: %+v", succ, p)
+		}
+	}
+	r := f.Do("GET", "/urn:example:w2", "").Want(t, 303) // still active
+	if l := r.Header.Get("Link"); strings.Contains(l, "successor-version") {
+		t.Fatalf("Link %q", l)
+	}
+	// Another name is a successor.
+	f.Do("POST", "/api/v1/names/urn:example:w2/withdraw", `{"successor":"urn:example:w3"}`, auth(f.books)...).Want(t, 200)
+	r = f.Do("GET", "/urn:example:w2", "").Want(t, 410)
+	wantHeader(t, r, "Link", `<urn:example:w3>; rel="successor-version"`)
 }
 
 func testRules(t *testing.T, ns func(*testing.T) resolver.Store) {
