@@ -574,6 +574,26 @@ func TestImportStopsAtUnreadableLine(t *testing.T) {
 			}
 		})
 	}
+
+	// The broken row is of the record before it, which may go on there:
+	// that record is not written, the stop says so, and a rerun starts
+	// with it.
+	in := filepath.Join(t.TempDir(), "in.csv")
+	os.WriteFile(in, []byte("urn,url\nurn:example:z0,https://e.org/z0\nurn:example:z1,https://e.org/z1\n"+
+		"urn:example:z1,\"https://e.org/z1b\nurn:example:z2,https://e.org/z2\n"), 0o644)
+	d := newDataDir(t)
+	_, errs := cli(t, exitInvalid, "import", in, "--data", d)
+	for _, want := range []string{
+		in + " line 4 cannot be read: a quoted field opened here is not closed properly",
+		"(RFC 4180 §2: a quote in a field is doubled); the record urn:example:z1 (from line 3) is not imported either\n",
+		"stopped at line 4: 1 records are in", "it goes on from line 3",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	cli(t, exitOK, "lookup", "urn:example:z0", "--data", d)
+	cli(t, exitInvalid, "lookup", "urn:example:z1", "--data", d)
 }
 
 // BenchmarkImport is urikit import of generated records (20,000, or

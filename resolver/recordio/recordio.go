@@ -86,8 +86,9 @@ func (e *RowError) Unwrap() error { return e.Err }
 
 // UnreadableError is a line from which the input cannot be read on: a
 // CSV quote left open made the rows after it one field, which cannot be
-// told apart. It is final: Next returns it again, and every record before
-// Line has been returned.
+// told apart. It is final: Next returns it again. Every record before
+// Line has been returned, but for one whose rows may go on at Line: Err
+// then says that it is not imported either.
 type UnreadableError struct {
 	Line int
 	Err  error
@@ -353,7 +354,7 @@ func (r *Reader) nextCSV() (Item, error) {
 			if it.URN != "" {
 				// Its rows may go on where the input can no longer be
 				// read: written now, it could be written half.
-				err = fmt.Errorf("%w; the record %s (from line %d) is not imported either", err, it.URN, it.Line)
+				err = notEither(err, it)
 			}
 			r.final = err
 			return Item{}, err
@@ -379,6 +380,16 @@ func (r *Reader) nextCSV() (Item, error) {
 		return Item{}, &RowError{re.Line, fmt.Errorf("record %s (lines %d-%d) skipped: %v", it.URN, it.Line, it.EndLine, re.Err)}
 	}
 	return it, nil
+}
+
+// notEither adds to a final error that the record under way, it, is not
+// returned either; an *UnreadableError stays one, with its line.
+func notEither(err error, it Item) error {
+	const format = "%w; the record %s (from line %d) is not imported either"
+	if ue, ok := err.(*UnreadableError); ok {
+		return &UnreadableError{ue.Line, fmt.Errorf(format, ue.Err, it.URN, it.Line)}
+	}
+	return fmt.Errorf(format, err, it.URN, it.Line)
 }
 
 // endsRecord reports whether a row that cannot be read (err) is of
