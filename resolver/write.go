@@ -105,6 +105,25 @@ func recordKeys(r Record, extra string, more []string) []string {
 	return keys
 }
 
+// namesRecord reports whether successor is a URN equivalent to r's name
+// or to one of its aliases, as lookups match names (urn.URN.Key: RFC 8141
+// §3.1, r-, q- and f-components ignored). Named as its own successor,
+// a withdrawn record would send clients round in a circle: its 410 would
+// link, as rel="successor-version" (RFC 5829), to itself.
+func namesRecord(r Record, successor string) bool {
+	u, err := urn.Parse(successor)
+	if err != nil {
+		return false // a URL, or no URN
+	}
+	k := u.Key()
+	for _, key := range recordKeys(r, "", nil) {
+		if key == k {
+			return true
+		}
+	}
+	return false
+}
+
 // NamedInput is one record of a batch for PutMany.
 type NamedInput struct {
 	URN string `json:"urn"`
@@ -1050,6 +1069,11 @@ func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, succe
 		// After 404, 409 and 403, which take precedence (RFC 9110 §13.2.1).
 		if err := checkPreconditions(pre, u.AssignedName(), &rec); err != nil {
 			return err
+		}
+		// Needs the record's aliases, so checked here, after the
+		// preconditions (evaluated before the request content).
+		if namesRecord(rec, successor) {
+			return invalid("successor", -1, "%s names %s itself (its name or an alias, by the equivalence lookups use): a successor is another resource", successor, rec.URN)
 		}
 		if rec.Status == Withdrawn {
 			if rec.Reason == reason && rec.Successor == successor {

@@ -18,7 +18,10 @@ package main
 // state file is removed when the import has read the whole input.
 
 import (
+	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,7 +71,10 @@ func runImport(args []string, s *stdio) int {
 			"input: the last line below which everything is committed. The import goes\n"+
 			"on from there; the few records after it that were already written are\n"+
 			"written again, which changes nothing. The state file is removed when the\n"+
-			"import ends. --restart ignores it and starts from the first line.\n\n"+
+			"import ends. --restart ignores it and starts from the first line.\n"+
+			"A CSV line that cannot be read (a quote left open) stops the import\n"+
+			"there, after the records before it: correct that line and run the same\n"+
+			"command again to go on from there.\n\n"+
 			"Working directly on a data directory, records are written in batches of\n"+
 			"one transaction each; against a server, by concurrent PUTs (--workers),\n"+
 			"so a file that names one record twice should be imported directly.\n"+
@@ -150,6 +156,12 @@ type importState struct {
 	Created   int64 `json:"created"`
 	Withdrawn int64 `json:"withdrawn"`
 	Bad       int64 `json:"bad"` // bad rows up to Line
+	// After a stop on a line that cannot be read: the size and SHA-256
+	// of the input up to the end of Line. The file is then corrected
+	// after Line, which changes its size and time: a rerun still goes on
+	// from Line when those bytes are the same.
+	PrefixSize   int64  `json:"prefix_size,omitempty"`
+	PrefixSHA256 string `json:"prefix_sha256,omitempty"`
 }
 
 const stateSuffix = ".import-state"
@@ -368,9 +380,7 @@ func (imp *importer) run() int {
 		fmt.Fprintf(s.err, "urikit import: interrupted; %s\n", hint())
 		return exitInvalid
 	case readErr != nil:
-		// A read that failed, or a CSV quote left open: the same command
-		// goes on once the file reads to its end.
-		fmt.Fprintf(s.err, "urikit import: reading %s: %v\nurikit import: once the file reads to its end: %s\n", imp.path, readErr, hint())
+		imp.readStopped(readErr)
 		return exitInvalid
 	}
 	if imp.statePath != "" {
@@ -422,6 +432,11 @@ func (imp *importer) readJobs(ctx context.Context, jobs chan<- *job, resume, siz
 			continue
 		}
 		if err != nil {
+			// The records and bad rows read before go in first: the
+			// frontier moves past them, and a rerun goes on from there.
+			if (len(j.items) > 0 || len(j.rowErrs) > 0) && !send() {
+				return ctx.Err()
+			}
 			return err
 		}
 		if it.EndLine <= resume {
@@ -450,8 +465,45 @@ func (imp *importer) readJobs(ctx context.Context, jobs chan<- *job, resume, siz
 	return nil
 }
 
+// readStopped reports an import that could not read its input to the
+// end: which line, and why; what is in; and what to do.
+func (imp *importer) readStopped(err error) {
+	s := imp.s
+	done := fmt.Sprintf("%s records are in (%s created, %s withdrawn), %s bad rows skipped",
+		count(imp.done.Load()), count(imp.created.Load()), count(imp.withdrawn.Load()), count(imp.bad.Load()))
+	var ue *recordio.UnreadableError
+	if !errors.As(err, &ue) {
+		// The input itself failed (a disk, a pipe), not its content.
+		fmt.Fprintf(s.err, "urikit import: reading %s: %v\n", imp.path, err)
+		switch {
+		case imp.statePath == "":
+			fmt.Fprintf(s.err, "urikit import: stopped: %s; import the input again: the records already in as given are left as they are\n", done)
+		case imp.state.Line == 0:
+			fmt.Fprintf(s.err, "urikit import: stopped: %s; run the same command again once %s can be read\n", done, imp.path)
+		default:
+			fmt.Fprintf(s.err, "urikit import: stopped: %s; run the same command again once %s can be read: it goes on after line %d (%s)\n",
+				done, imp.path, imp.state.Line, imp.statePath)
+		}
+		return
+	}
+	fmt.Fprintf(s.err, "urikit import: %s line %d cannot be read: %s\n", imp.path, ue.Line, ue.Err)
+	fmt.Fprintf(s.err, "urikit import: stopped at line %d: %s\n", ue.Line, done)
+	switch {
+	case imp.statePath == "":
+		fmt.Fprintf(s.err, "urikit import: correct line %d, then import the input again: the records already in as given are left as they are\n", ue.Line)
+	case imp.state.Line == 0:
+		fmt.Fprintf(s.err, "urikit import: correct line %d, then run the same command again\n", ue.Line)
+	default:
+		imp.notePrefix()
+		fmt.Fprintf(s.err, "urikit import: correct line %d, then run the same command again: it goes on from line %d "+
+			"(%s keeps the place; lines 1 to %d must stay as they are)\n",
+			ue.Line, imp.state.Line+1, imp.statePath, imp.state.Line)
+	}
+}
+
 // checkWithdrawal applies Service.Withdraw's checks on reason and
-// successor.
+// successor (a successor equivalent to the record's name or an alias is
+// refused there too).
 func checkWithdrawal(it recordio.Item) error {
 	if len(it.Reason) > 1024 || !utf8.ValidString(it.Reason) {
 		return errors.New("reason: UTF-8 text of at most 1024 bytes")
@@ -459,6 +511,11 @@ func checkWithdrawal(it recordio.Item) error {
 	if it.Successor != "" {
 		if _, err := uri.Parse(it.Successor); err != nil {
 			return fmt.Errorf("successor: not an absolute URI: %v", err)
+		}
+		for _, name := range append([]string{it.URN}, it.Aliases...) {
+			if sameKey(name, it.Successor) {
+				return fmt.Errorf("successor: %s names %s itself (its name or an alias): a successor is another resource", it.Successor, it.URN)
+			}
 		}
 	}
 	return nil
@@ -539,6 +596,11 @@ func (imp *importer) loadState(fi os.FileInfo) int {
 		fmt.Fprintf(imp.s.err, "urikit import: %s cannot be read (%v); starting from the first line\n", imp.statePath, err)
 		return -1
 	}
+	if old.Version == 1 && old.Input == fresh.Input && old.Target == fresh.Target && old.Format == fresh.Format &&
+		(old.Size != fresh.Size || !old.ModTime.Equal(fresh.ModTime)) && imp.samePrefix(old) {
+		fmt.Fprintf(imp.s.err, "urikit import: %s has changed since the import stopped, but not in lines 1 to %d\n", imp.path, old.Line)
+		old.Size, old.ModTime, old.PrefixSize, old.PrefixSHA256 = fresh.Size, fresh.ModTime, 0, ""
+	}
 	if old.Version != 1 || old.Input != fresh.Input || old.Size != fresh.Size || !old.ModTime.Equal(fresh.ModTime) ||
 		old.Target != fresh.Target || old.Format != fresh.Format {
 		what := "another version of the file"
@@ -554,6 +616,55 @@ func (imp *importer) loadState(fi os.FileInfo) int {
 	imp.state = old
 	imp.startRecords = old.Records
 	return -1
+}
+
+// notePrefix keeps in the state file the size and SHA-256 of the input
+// up to the end of the frontier's line, for samePrefix. Without them (the
+// input cannot be read again) a rerun on the corrected file is refused,
+// which is safe.
+func (imp *importer) notePrefix() {
+	f, err := os.Open(imp.path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	h := sha256.New()
+	br := bufio.NewReaderSize(f, 64<<10)
+	var n int64
+	// Lines end at "\n" for both readers (encoding/csv counts a CRLF as
+	// one line too).
+	for lines := 0; lines < imp.state.Line; {
+		b, err := br.ReadSlice('\n')
+		h.Write(b)
+		n += int64(len(b))
+		switch {
+		case err == nil:
+			lines++
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return // shorter than it was: not the file read
+		}
+	}
+	imp.state.PrefixSize, imp.state.PrefixSHA256 = n, hex.EncodeToString(h.Sum(nil))
+	imp.saveState()
+}
+
+// samePrefix reports whether the input begins with the bytes a stop on
+// an unreadable line noted in st (notePrefix): whatever changed is after
+// the records that are in.
+func (imp *importer) samePrefix(st importState) bool {
+	if st.PrefixSize <= 0 || st.PrefixSHA256 == "" || st.Line <= 0 {
+		return false
+	}
+	f, err := os.Open(imp.path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.CopyN(h, f, st.PrefixSize); err != nil {
+		return false
+	}
+	return hex.EncodeToString(h.Sum(nil)) == st.PrefixSHA256
 }
 
 // saveState replaces the state file with the current frontier. A failure

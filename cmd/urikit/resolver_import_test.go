@@ -450,6 +450,152 @@ func TestImportStateMismatch(t *testing.T) {
 	}
 }
 
+// TestImportWithdrawnAsItsOwnSuccessor: a withdrawn record whose
+// successor is itself (its name or an alias, as lookups match names),
+// which the Service refuses, is a bad row found before anything of it is
+// written: the record is not put and then left active.
+func TestImportWithdrawnAsItsOwnSuccessor(t *testing.T) {
+	hermetic(t)
+	d := newDataDir(t)
+	in := filepath.Join(t.TempDir(), "self.jsonl")
+	os.WriteFile(in, []byte(strings.Join([]string{
+		`{"urn":"urn:example:self","aliases":["urn:example:self-alias"],"locations":[{"url":"https://example.org/s"}],"status":"withdrawn","successor":"URN:EXAMPLE:self-alias"}`,
+		`{"urn":"urn:example:self2","locations":[{"url":"https://example.org/s2"}],"status":"withdrawn","successor":"urn:example:self2#v2"}`,
+		`{"urn":"urn:example:moved","locations":[{"url":"https://example.org/m"}],"status":"withdrawn","successor":"urn:example:next"}`,
+	}, "\n")+"\n"), 0o644)
+	out, errs := cli(t, exitInvalid, "import", in, "--data", d)
+	for _, want := range []string{
+		in + " line 1: successor: URN:EXAMPLE:self-alias names urn:example:self itself",
+		in + " line 2: successor: urn:example:self2#v2 names urn:example:self2 itself",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if !strings.Contains(out, "imported 1 records") || !strings.Contains(out, "1 withdrawn; 2 bad rows skipped") {
+		t.Fatalf("report: %s\n%s", out, errs)
+	}
+	cli(t, exitInvalid, "lookup", "urn:example:self", "--data", d)
+	cli(t, exitInvalid, "lookup", "urn:example:self2", "--data", d)
+	cli(t, exitOK, "lookup", "urn:example:moved", "--data", d)
+}
+
+// TestImportStopsAtUnreadableLine: a CSV quote left open stops the import
+// at its line, after every record before that line is written and every
+// bad row before it reported (the last batch, not yet full, went
+// nowhere); the state file lets the same command, once the line is
+// corrected, go on from there; a change before that line is refused.
+func TestImportStopsAtUnreadableLine(t *testing.T) {
+	hermetic(t)
+	for _, target := range []string{"data", "server"} {
+		t.Run(target, func(t *testing.T) {
+			dir := t.TempDir()
+			in := filepath.Join(dir, "in.csv")
+			rows := []string{
+				"urn,url,type,label",
+				"urn:example:q1,https://e.org/q1,text/html,One",
+				"urn:example:q2,https://e.org/q2,,",
+				"urn:example:q2,https://e.org/q2b,,",
+				"urn:example:q3,https://e.org/q3", // too few fields, just before the broken line
+				`urn:example:q4,"https://e.org/q4,,`,
+				"urn:example:q5,https://e.org/q5,,",
+			}
+			write := func() {
+				t.Helper()
+				if err := os.WriteFile(in, []byte(strings.Join(rows, "\n")+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write()
+			where := []string{"--data", newDataDir(t)}
+			lookup := where
+			if target == "server" {
+				srv := startServer(t, filepath.Join(dir, "data"))
+				out, _ := cli(t, exitOK, "authority", "add", "Example", "urn:example:", "--server", srv.URL, "--token", srv.Token)
+				where = []string{"--server", srv.URL, "--token", tokenIn(t, out)}
+				lookup = []string{"--server", srv.URL}
+			}
+			imp := append([]string{"import", in}, where...)
+			_, errs := cli(t, exitInvalid, imp...)
+			for _, want := range []string{
+				in + " line 5: record urn:example:q3 (lines 5-5) skipped: 2 fields, the header has 4",
+				in + " line 6 cannot be read: a quoted field opened here is not closed properly before line 7",
+				"stopped at line 6: 2 records are in (2 created, 0 withdrawn), 1 bad rows skipped",
+				"correct line 6, then run the same command again: it goes on from line 6 (" + in + stateSuffix + " keeps the place; lines 1 to 5 must stay as they are)",
+			} {
+				if !strings.Contains(errs, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, errs)
+				}
+			}
+			cli(t, exitOK, append([]string{"lookup", "urn:example:q1", "urn:example:q2"}, lookup...)...)
+			out, _ := cli(t, exitOK, append([]string{"lookup", "urn:example:q2"}, lookup...)...)
+			if !strings.Contains(out, "https://e.org/q2b") {
+				t.Errorf("q2 lacks its second row:\n%s", out)
+			}
+			for _, name := range []string{"urn:example:q3", "urn:example:q4", "urn:example:q5"} {
+				cli(t, exitInvalid, append([]string{"lookup", name}, lookup...)...)
+			}
+			st, err := os.ReadFile(in + stateSuffix)
+			if m := stateLineRE.FindSubmatch(st); err != nil || m == nil || string(m[1]) != "5" {
+				t.Fatalf("state file: %s %v", st, err)
+			}
+
+			// Run again as it is: it goes on from line 6 and stops there again.
+			_, errs = cli(t, exitInvalid, imp...)
+			if !strings.Contains(errs, "resuming after line 5 (2 records done before") || strings.Count(errs, "(skipped)") != 0 ||
+				!strings.Contains(errs, "stopped at line 6: 2 records are in") {
+				t.Fatalf("rerun before the correction:\n%s", errs)
+			}
+
+			// A change before line 6 is not taken for a correction.
+			if target == "data" {
+				saved := rows[1]
+				rows[1] = "urn:example:q1,https://e.org/q1-changed,text/html,One"
+				write()
+				_, errs = cli(t, exitInvalid, imp...)
+				if !strings.Contains(errs, "is left from another version of the file") {
+					t.Fatalf("after a change before the stop:\n%s", errs)
+				}
+				rows[1] = saved
+			}
+
+			// Corrected: it goes on from line 6 and reads to the end.
+			rows[5] = "urn:example:q4,https://e.org/q4,,"
+			write()
+			out, errs = cli(t, exitInvalid, imp...) // the bad row of the first run counts still
+			if !strings.Contains(errs, "has changed since the import stopped, but not in lines 1 to 5") ||
+				!strings.Contains(errs, "resuming after line 5") || strings.Contains(errs, "line 5: record") ||
+				!strings.Contains(out, "imported 4 records") || !strings.Contains(out, "4 created") || !strings.Contains(out, "1 bad rows skipped") {
+				t.Fatalf("rerun after the correction:\n%s\n%s", out, errs)
+			}
+			cli(t, exitOK, append([]string{"lookup", "urn:example:q4", "urn:example:q5"}, lookup...)...)
+			if _, err := os.Stat(in + stateSuffix); !os.IsNotExist(err) {
+				t.Fatalf("the state file is still there: %v", err)
+			}
+		})
+	}
+
+	// The broken row is of the record before it, which may go on there:
+	// that record is not written, the stop says so, and a rerun starts
+	// with it.
+	in := filepath.Join(t.TempDir(), "in.csv")
+	os.WriteFile(in, []byte("urn,url\nurn:example:z0,https://e.org/z0\nurn:example:z1,https://e.org/z1\n"+
+		"urn:example:z1,\"https://e.org/z1b\nurn:example:z2,https://e.org/z2\n"), 0o644)
+	d := newDataDir(t)
+	_, errs := cli(t, exitInvalid, "import", in, "--data", d)
+	for _, want := range []string{
+		in + " line 4 cannot be read: a quoted field opened here is not closed properly",
+		"(RFC 4180 §2: a quote in a field is doubled); the record urn:example:z1 (from line 3) is not imported either\n",
+		"stopped at line 4: 1 records are in", "it goes on from line 3",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	cli(t, exitOK, "lookup", "urn:example:z0", "--data", d)
+	cli(t, exitInvalid, "lookup", "urn:example:z1", "--data", d)
+}
+
 // BenchmarkImport is urikit import of generated records (20,000, or
 // URIKIT_IMPORT_BENCH) into a fresh data directory, the whole command:
 // reading, checking, writing. bench/import-sqlite.sh does the same with

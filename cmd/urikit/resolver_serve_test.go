@@ -83,6 +83,12 @@ func TestServeEndToEnd(t *testing.T) {
 	mtok := tokenIn(t, o)
 	t.Setenv(envToken, mtok)
 	cli(t, exitOK, "register", "urn:example:foo", "https://example.org/foo", "https://mirror.example/foo", "--type", "text/html")
+	// An error about one input names it and its offset once, as on a
+	// data directory.
+	_, errs := cli(t, exitInvalid, "register", "urn:example:r1", "not-a-url")
+	if errs != "urikit register: locations[0].url: not an absolute URI: missing ':' after scheme (at byte 9)\n" {
+		t.Fatalf("register a bad URL through the server: %q", errs)
+	}
 	code, h, _ = get(t, srv.URL+"/uri-res/N2L?URN:EXAMPLE:foo")
 	if code != 303 || h.Get("Location") != "https://example.org/foo" {
 		t.Fatalf("N2L: %d %v", code, h)
@@ -95,7 +101,7 @@ func TestServeEndToEnd(t *testing.T) {
 	if !strings.Contains(o, "https://example.org/foo  (text/html)") {
 		t.Fatalf("lookup: %s", o)
 	}
-	_, errs := cli(t, exitInvalid, "authority", "list")
+	_, errs = cli(t, exitInvalid, "authority", "list")
 	if !strings.Contains(errs, "only the admin token") {
 		t.Fatalf("a maintainer listing authorities: %s", errs)
 	}

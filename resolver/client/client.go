@@ -50,6 +50,22 @@ type problem struct {
 	Record string `json:"record"`
 }
 
+// bareMessage is e's Message without the field and offset that
+// resolver.Error.Error adds: the detail of a problem about one input is
+// often the Service's error text, which names them already (the server's
+// problemFor), and they come again in the members "field" and "offset".
+// Kept, Error would say them twice.
+func bareMessage(e *resolver.Error) string {
+	msg := e.Message
+	if e.Field != "" {
+		msg = strings.TrimPrefix(msg, e.Field+": ")
+	}
+	if e.Offset >= 0 {
+		msg = strings.TrimSuffix(msg, fmt.Sprintf(" (at byte %d)", e.Offset))
+	}
+	return msg
+}
+
 // kindOf maps an HTTP status to the resolver's error kinds.
 func kindOf(status int) resolver.Kind {
 	switch status {
@@ -157,6 +173,7 @@ func (c *Client) doFields(ctx context.Context, method, path string, f *fields, i
 		if p.Offset != nil {
 			e.Offset = *p.Offset
 		}
+		e.Message = bareMessage(e)
 		if resp.StatusCode == http.StatusNotFound && strings.HasSuffix(p.Type, "#reserved") { // a dropped alias (docs/httpapi.md)
 			e.Err = resolver.ErrReserved
 		}

@@ -187,3 +187,36 @@ func TestNotAPI(t *testing.T) {
 		t.Fatalf("message %q", msg)
 	}
 }
+
+// TestErrorSaysFieldOnce: the detail of a problem about one input already
+// names the field and the offset (the Service's error text); the client's
+// error says them once, as the Service's own error does, and still gives
+// them apart in Field and Offset.
+func TestErrorSaysFieldOnce(t *testing.T) {
+	ctx := context.Background()
+	e := apitest.NewEnv(t, func(*testing.T) resolver.Store { return memstore.New() })
+	_, tok := e.Authority("Example", "urn:example:")
+	m := client.New(e.URL, tok)
+	for _, tc := range []struct {
+		body   string
+		in     resolver.RecordInput
+		field  string
+		offset bool
+	}{
+		{`{"locations":[{"url":"not-a-url"}]}`, resolver.RecordInput{Locations: []resolver.Location{{URL: "not-a-url"}}}, "locations[0].url", true},
+		{`{"locations":[{"url":"https://e.org/"}],"redirect":308}`, resolver.RecordInput{Locations: []resolver.Location{{URL: "https://e.org/"}}, Redirect: 308}, "redirect", false},
+	} {
+		detail := e.Put(tok, "urn:example:r1", tc.body).Want(t, http.StatusBadRequest).Problem(t).Detail
+		_, _, err := m.Put(ctx, "urn:example:r1", tc.in)
+		var re *resolver.Error
+		if !errors.As(err, &re) {
+			t.Fatalf("%s: %v", tc.body, err)
+		}
+		if err.Error() != detail || strings.Count(err.Error(), tc.field) != 1 || strings.Count(err.Error(), "(at byte") > 1 {
+			t.Errorf("%s: client error %q, want the problem's detail %q once", tc.body, err, detail)
+		}
+		if re.Field != tc.field || (re.Offset >= 0) != tc.offset || strings.Contains(re.Message, tc.field) || strings.Contains(re.Message, "(at byte") {
+			t.Errorf("%s: field %q, offset %d, message %q", tc.body, re.Field, re.Offset, re.Message)
+		}
+	}
+}

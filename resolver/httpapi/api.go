@@ -329,6 +329,23 @@ type putBody struct {
 	Updated   json.RawMessage `json:"updated"`
 }
 
+// noQuery refuses a write to /api/v1/names/{urn} whose request target has
+// a query. The name is the path segment only: a "?" sent unencoded ends
+// it (RFC 3986 §3.3), so PUT /api/v1/names/urn:example:a?+r would write
+// urn:example:a, not the name the client meant (an RFC 8141 §2.3.1
+// r-component). These routes take no query, so one is that mistake.
+func noQuery(op operation) operation {
+	return func(c *apiCall) (answer, error) {
+		target, _, query := requestTarget(c.r)
+		if strings.IndexByte(target, '?') >= 0 {
+			return answer{}, newProblem(http.StatusBadRequest, ptInvalid,
+				"this route takes no query, but the request target has one ("+strconv.Quote("?"+truncate(query, 64))+
+					`): the name ends at the "?". A "?" of the name is sent percent-encoded, as %3F`).at("query", -1)
+		}
+		return op(c)
+	}
+}
+
 // putName is PUT /api/v1/names/{urn}: 201 when it creates the record, 200
 // when it replaces it (or it was already so); 412 when If-Match or
 // If-None-Match is false for the record the name has (see conditional.go).

@@ -155,9 +155,9 @@ func (h *handler) routes() []route {
 		{method: "DELETE", pattern: "/api/v1/authorities/{id}/tokens/{token}", serve: h.api(h.revokeToken)},
 		{method: "POST", pattern: "/api/v1/authorities/{id}/transfer", serve: h.api(h.transferAuthority)},
 
-		{method: "PUT", pattern: "/api/v1/names/{urn}", serve: h.api(h.putName)},
+		{method: "PUT", pattern: "/api/v1/names/{urn}", serve: h.api(noQuery(h.putName))},
 		{method: "GET", pattern: "/api/v1/names/{urn}", serve: h.publicAPI(h.getName)},
-		{method: "POST", pattern: "/api/v1/names/{urn}/withdraw", serve: h.api(h.withdrawName)},
+		{method: "POST", pattern: "/api/v1/names/{urn}/withdraw", serve: h.api(noQuery(h.withdrawName))},
 		{method: "GET", pattern: "/api/v1/names/{urn}/history", serve: h.publicAPI(h.nameHistory)},
 
 		{method: "POST", pattern: "/api/v1/rules", serve: h.api(h.addRule)},

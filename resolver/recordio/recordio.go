@@ -84,6 +84,19 @@ type RowError struct {
 func (e *RowError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
 func (e *RowError) Unwrap() error { return e.Err }
 
+// UnreadableError is a line from which the input cannot be read on: a
+// CSV quote left open made the rows after it one field, which cannot be
+// told apart. It is final: Next returns it again. Every record before
+// Line has been returned, but for one whose rows may go on at Line: Err
+// then says that it is not imported either.
+type UnreadableError struct {
+	Line int
+	Err  error
+}
+
+func (e *UnreadableError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *UnreadableError) Unwrap() error { return e.Err }
+
 // jsonRecord is one line of JSON Lines.
 type jsonRecord struct {
 	URN       string              `json:"urn"`
@@ -114,6 +127,7 @@ type Reader struct {
 	pendErr error // why that row is bad, when it is
 	started bool
 	eof     bool
+	final   error // the error that ended the input, returned from then on
 }
 
 // NewReader reads format from r.
@@ -132,7 +146,8 @@ func NewReader(r io.Reader, format Format) *Reader {
 // Next returns the next record. At the end it returns io.EOF. A bad record
 // gives a *RowError, after which Next goes on with the following one; any
 // other error is final: reading the input failed, or a CSV quote left
-// open swallowed the rows after it, which then cannot be told apart.
+// open swallowed the rows after it, which then cannot be told apart (an
+// *UnreadableError).
 func (r *Reader) Next() (Item, error) {
 	if r.format == CSV {
 		return r.nextCSV()
@@ -216,7 +231,8 @@ func (r *Reader) readLine() ([]byte, error) {
 // readRow reads one CSV row. A row that is not CSV is a *RowError, given
 // with the fields read before the fault: encoding/csv returns only whole
 // fields, so when there is one, the row's URN is known, and so is the
-// record it belongs to.
+// record it belongs to. An *UnreadableError comes with those fields too
+// (they tell whether the record before it is whole).
 func (r *Reader) readRow() ([]string, int, error) {
 	row, err := r.csv.Read()
 	if err != nil {
@@ -227,8 +243,8 @@ func (r *Reader) readRow() ([]string, int, error) {
 				// it, to the end of the input, as one field. Those rows
 				// cannot be told apart, so none is skipped quietly: the
 				// import stops here (and resumes once the quote is fixed).
-				return nil, 0, fmt.Errorf("line %d: a quoted field opened here is not closed properly before line %d: "+
-					"the rows from line %d on cannot be read (RFC 4180 §2: a quote in a field is doubled)", pe.StartLine, pe.Line, pe.StartLine)
+				return row, pe.StartLine, &UnreadableError{pe.StartLine, fmt.Errorf("a quoted field opened here is not closed properly before line %d: "+
+					"the rows from line %d on cannot be read (RFC 4180 §2: a quote in a field is doubled)", pe.Line, pe.StartLine)}
 			}
 			return row, pe.StartLine, &RowError{pe.StartLine, fmt.Errorf("not CSV: %v", pe.Err)}
 		}
@@ -250,14 +266,20 @@ func (r *Reader) readRow() ([]string, int, error) {
 			}
 			start, _ := r.csv.FieldPos(i)
 			end := start + strings.Count(row[i], "\n") // encoding/csv gives a quoted CRLF as "\n"
-			return nil, 0, fmt.Errorf("line %d: its %s runs on to line %d: a quote opened on line %d closes only there, "+
-				"and the rows between were read as part of it (RFC 4180 §2: a quote in a field is doubled)", line, c, end, start)
+			if c == "urn" {
+				row = nil // not a name, so no telling which record the row is of
+			}
+			return row, line, &UnreadableError{line, fmt.Errorf("its %s runs on to line %d: a quote opened on line %d closes only there, "+
+				"and the rows between were read as part of it (RFC 4180 §2: a quote in a field is doubled)", c, end, start)}
 		}
 	}
 	return row, line, nil
 }
 
 func (r *Reader) nextCSV() (Item, error) {
+	if r.final != nil {
+		return Item{}, r.final
+	}
 	if !r.started {
 		r.started = true
 		head, line, err := r.readRow()
@@ -325,11 +347,16 @@ func (r *Reader) nextCSV() (Item, error) {
 				continue
 			}
 		} else if err != nil {
+			if it.URN != "" && endsRecord(row, r.cols["urn"], it.URN, err) {
+				r.final = err
+				break // the record under way is whole: returned first
+			}
 			if it.URN != "" {
 				// Its rows may go on where the input can no longer be
 				// read: written now, it could be written half.
-				err = fmt.Errorf("%w; the record %s (from line %d) is not imported either", err, it.URN, it.Line)
+				err = notEither(err, it)
 			}
+			r.final = err
 			return Item{}, err
 		}
 		if field(row, r.cols["urn"]) == "" && it.URN == "" {
@@ -353,6 +380,29 @@ func (r *Reader) nextCSV() (Item, error) {
 		return Item{}, &RowError{re.Line, fmt.Errorf("record %s (lines %d-%d) skipped: %v", it.URN, it.Line, it.EndLine, re.Err)}
 	}
 	return it, nil
+}
+
+// notEither adds to a final error that the record under way, it, is not
+// returned either; an *UnreadableError stays one, with its line.
+func notEither(err error, it Item) error {
+	const format = "%w; the record %s (from line %d) is not imported either"
+	if ue, ok := err.(*UnreadableError); ok {
+		return &UnreadableError{ue.Line, fmt.Errorf(format, ue.Err, it.URN, it.Line)}
+	}
+	return fmt.Errorf(format, err, it.URN, it.Line)
+}
+
+// endsRecord reports whether a row that cannot be read (err) is of
+// another record than name's, so that the record under way is whole: the
+// fields encoding/csv read before the fault name another record. The
+// rows of one record are consecutive, so none of name's comes after.
+func endsRecord(row []string, urnCol int, name string, err error) bool {
+	var ue *UnreadableError
+	if !errors.As(err, &ue) || urnCol >= len(row) {
+		return false
+	}
+	other := field(row, urnCol)
+	return other != "" && !sameName(other, name)
 }
 
 // swallowsRow reports whether a label's text holds a line that starts as

@@ -326,31 +326,49 @@ func TestJSONLinesFileWithByteOrderMark(t *testing.T) {
 // A quote that is never closed, or closed only on a later line inside a
 // URN or URL, makes encoding/csv read the lines after it as one field:
 // the rows there cannot be told apart, so the reader stops with an error
-// naming the lines (a final error, not a *RowError that the import would
-// count as one skipped row while the rows after it vanished). A label
-// may hold a line break, and still reads.
+// naming the lines (a final *UnreadableError, not a *RowError that the
+// import would count as one skipped row while the rows after it
+// vanished). The records before that line are read first, the one just
+// before it too when the broken row's URN, read whole, names another
+// record; when it names the same one, or cannot be read, that record
+// may go on in the lines that cannot be read, and is not returned. A
+// label may hold a line break, and still reads.
 func TestCSVQuoteThatSwallowsRowsStops(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
 		read []string // the records read before the error
 		want string   // in the error; "" for none
+		line int      // the error's line
 	}{
 		{"urn,url\nurn:example:e1,https://e.example/1\nurn:example:e2,\"https://e.example/2\nurn:example:e3,https://e.example/3\nurn:example:e4,https://e.example/4\n",
-			nil, "line 3: a quoted field opened here is not closed properly before line 5: the rows from line 3 on cannot be read " +
-				"(RFC 4180 §2: a quote in a field is doubled); the record urn:example:e1 (from line 2) is not imported either"},
+			[]string{"urn:example:e1"}, "line 3: a quoted field opened here is not closed properly before line 5: the rows from line 3 on cannot be read " +
+				"(RFC 4180 §2: a quote in a field is doubled)", 3},
+		// The broken row is of the record under way (an equivalent
+		// spelling): that record may go on past it.
+		{"urn,url\nurn:example:e0,https://e.example/0\nurn:example:e1,https://e.example/1\nURN:example:e1,\"https://e.example/1b\nurn:example:e3,https://e.example/3\n",
+			[]string{"urn:example:e0"}, "line 4: a quoted field opened here is not closed properly before line 5: the rows from line 4 on cannot be read " +
+				"(RFC 4180 §2: a quote in a field is doubled); the record urn:example:e1 (from line 3) is not imported either", 4},
+		// The broken row's URN itself is what is open: no telling.
+		{"urn,url\nurn:example:e1,https://e.example/1\n\"urn:example:e2,https://e.example/2\nurn:example:e3,https://e.example/3\n",
+			nil, "the record urn:example:e1 (from line 2) is not imported either", 3},
+		{"urn,url\nurn:example:e1,https://e.example/1\n\"urn:example:e2\nurn:example:e3\",https://e.example/2\nurn:example:e4,https://e.example/4\n",
+			nil, "line 3: its urn runs on to line 4", 3},
 		{"urn,url\nurn:example:e1,https://e.example/1\nurn:example:e2,https://e.example/2\nurn:example:e3,\"https://e.example/3\nurn:example:e4,https://e.example/4\n",
-			[]string{"urn:example:e1"}, "line 4: a quoted field opened here is not closed properly before line 5"},
+			[]string{"urn:example:e1", "urn:example:e2"}, "line 4: a quoted field opened here is not closed properly before line 5", 4},
 		// A label left open that closes in a later row's label: that row
 		// is swallowed into the first's label.
 		{"urn,url,type,label\nurn:example:a,https://a/,,\"x\nurn:example:b,https://b/,,\"\nurn:example:c,https://c/,,\n",
-			nil, "line 2: its label runs on to line 3: a quote opened on line 2 closes only there"},
+			nil, "line 2: its label runs on to line 3: a quote opened on line 2 closes only there", 2},
 		// The quote of a later field: its own line is named.
 		{"urn,url,type\nurn:example:a,https://a/,\"text/html\nurn:example:b,https://b/,\"\n",
-			nil, "line 2: its type runs on to line 3"},
+			nil, "line 2: its type runs on to line 3", 2},
 		{"urn,url\nurn:example:e1,\"https://e.example/1\nurn:example:e2,https://e.example/2\nurn:example:e3,https://e.example/3\"\nurn:example:e4,https://e.example/4\n",
-			nil, "line 2: its url runs on to line 4"},
+			nil, "line 2: its url runs on to line 4", 2},
+		// Found after a whole record: that one is read.
+		{"urn,url\nurn:example:e0,https://e.example/0\nurn:example:e1,\"https://e.example/1\nurn:example:e2,https://e.example/2\"\nurn:example:e4,https://e.example/4\n",
+			[]string{"urn:example:e0"}, "line 3: its url runs on to line 4", 3},
 		{"urn,url,type,label\nurn:example:l1,https://e.example/1,,\"two\nlines\"\nurn:example:l2,https://e.example/2,,\n",
-			[]string{"urn:example:l1", "urn:example:l2"}, ""},
+			[]string{"urn:example:l1", "urn:example:l2"}, "", 0},
 	} {
 		r := NewReader(strings.NewReader(tc.in), CSV)
 		var read []string
@@ -363,15 +381,20 @@ func TestCSVQuoteThatSwallowsRowsStops(t *testing.T) {
 			}
 			read = append(read, it.URN)
 		}
-		var re *RowError
+		ue, _ := err.(*UnreadableError) // itself, so that its Err says all
 		switch {
 		case tc.want == "" && !errors.Is(err, io.EOF):
 			t.Errorf("%q: %v", tc.in, err)
-		case tc.want != "" && (errors.Is(err, io.EOF) || errors.As(err, &re) || !strings.Contains(err.Error(), tc.want)):
-			t.Errorf("%q: error %v, want a final error containing %q", tc.in, err, tc.want)
+		case tc.want != "" && (ue == nil || ue.Line != tc.line || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: error %v, want an *UnreadableError of line %d containing %q", tc.in, err, tc.line, tc.want)
 		}
 		if !reflect.DeepEqual(read, tc.read) {
 			t.Errorf("%q: read %q before the error, want %q", tc.in, read, tc.read)
+		}
+		if tc.want != "" {
+			if _, again := r.Next(); again != err {
+				t.Errorf("%q: Next after the final error gave %v", tc.in, again)
+			}
 		}
 	}
 }

@@ -401,6 +401,15 @@ func testWithdraw(t *testing.T, b Backend) {
 	e.put(e.a, "urn:example:a1", in)
 	_, err := e.svc.Withdraw(c, e.a, "urn:example:a1", "", "not a uri")
 	wantKind(t, "bad successor", err, resolver.KindInvalid)
+	// Its own successor: its name by any equivalent spelling (RFC 8141
+	// §3.1: case, components), or one of its aliases. Nothing is written
+	// (the history below has two entries).
+	for _, succ := range []string{"urn:example:a1", "URN:Example:a1#next", "urn:example:a1?+r", "urn:example:a-alias"} {
+		_, err = e.svc.Withdraw(c, e.a, "urn:example:a1", "", succ)
+		if re := wantKind(t, "successor "+succ, err, resolver.KindInvalid); re.Field != "successor" {
+			t.Fatalf("successor %s: field %q", succ, re.Field)
+		}
+	}
 	w, err := e.svc.Withdraw(c, e.a, "URN:example:a1", "merged", "urn:example:a2")
 	if err != nil || w.Status != resolver.Withdrawn || w.Successor != "urn:example:a2" || w.Reason != "merged" {
 		t.Fatalf("Withdraw: %+v %v", w, err)

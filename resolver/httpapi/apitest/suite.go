@@ -49,7 +49,9 @@ func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
 		{"PutName", testPutName},
 		{"PutErrors", testPutErrors},
 		{"NameSegments", testNameSegments},
+		{"NameWritesTakeNoQuery", testNameWritesTakeNoQuery},
 		{"WithdrawAndHistory", testWithdrawAndHistory},
+		{"WithdrawSuccessorItself", testWithdrawSuccessorItself},
 		{"Conditional", testConditional},
 		{"ConditionalRace", testConditionalRace},
 		{"GoClientConditional", testGoClientConditional},
@@ -1140,6 +1142,41 @@ func testNameSegments(t *testing.T, ns func(*testing.T) resolver.Store) {
 	}
 }
 
+// testNameWritesTakeNoQuery: an unencoded "?" ends the path, so
+// PUT /api/v1/names/urn:example:q?+lang=en names urn:example:q; the write
+// routes take no query, and refuse one rather than write another name
+// than the client meant. The reads keep theirs (as-of).
+func testNameWritesTakeNoQuery(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	for _, target := range []string{"/api/v1/names/urn:example:q?+lang=en", "/api/v1/names/urn:example:q?=x", "/api/v1/names/urn:example:q?"} {
+		p := f.Do("PUT", target, loc("https://example.org/q"), auth(f.books)...).Want(t, 400).Problem(t)
+		if p.Field != "query" || !strings.HasSuffix(p.Type, "#invalid-request") || !strings.Contains(p.Detail, "percent-encoded, as %3F") {
+			t.Fatalf("PUT %s: %+v", target, p)
+		}
+	}
+	f.Do("GET", "/api/v1/names/urn:example:q", "").Want(t, 404)
+	// Encoded, the "?" is the name's: a registered name has no r-, q- or
+	// f-component (RFC 8141 §2.3).
+	if p := f.Put(f.books, "urn:example:q?+lang=en", loc("https://example.org/q")).Want(t, 400).Problem(t); p.Field != "urn" {
+		t.Fatalf("PUT with %%3F: %+v", p)
+	}
+
+	f.Put(f.books, "urn:example:w", loc("https://example.org/w")).Want(t, 201)
+	p := f.Do("POST", "/api/v1/names/urn:example:w/withdraw?reason=x", `{"reason":"r"}`, auth(f.books)...).Want(t, 400).Problem(t)
+	if p.Field != "query" || !strings.Contains(p.Detail, "%3F") {
+		t.Fatalf("withdraw with a query: %+v", p)
+	}
+	f.Do("GET", "/uri-res/I2L?urn:example:w", "").Want(t, 303) // still active
+	f.Do("PUT", "/api/v1/names/urn:example:w?x", loc("https://example.org/w2"), auth(f.books)...).Want(t, 400)
+	r := f.Do("GET", "/api/v1/names/urn:example:w/history", "").Want(t, 200)
+	if strings.Count(r.Body, `"seq"`) != 1 {
+		t.Fatalf("history after refused writes: %s", r.Body)
+	}
+	// The reads of a name keep their query.
+	f.Do("GET", "/api/v1/names/urn:example:w?as-of="+f.Clock.Now().Format(time.RFC3339), "").Want(t, 200)
+	f.Do("GET", "/api/v1/names/urn:example:w/history?x=1", "").Want(t, 200)
+}
+
 func testWithdrawAndHistory(t *testing.T, ns func(*testing.T) resolver.Store) {
 	f := newFixture(t, ns)
 	f.Put(f.books, "urn:example:h", loc("https://example.org/h1")).Want(t, 201)
@@ -1213,6 +1250,28 @@ func testWithdrawAndHistory(t *testing.T, ns func(*testing.T) resolver.Store) {
 	if !strings.Contains(r.Body, `<LI><A HREF="ftp://ftp.example.com/pub/h2.txt">ftp://ftp.example.com/pub/h2.txt</A>`) {
 		t.Fatalf("HTML list with an ftp location: %s", r.Body)
 	}
+}
+
+// testWithdrawSuccessorItself: a withdrawal that names the record itself
+// (its name by an equivalent spelling, or an alias) as its successor is
+// 400: its 410 would link to itself as its successor-version.
+func testWithdrawSuccessorItself(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	f.Put(f.books, "urn:example:w2", `{"locations":[{"url":"https://example.org/w2"}],"aliases":["urn:example:w2-alias"]}`).Want(t, 201)
+	for _, succ := range []string{"urn:example:w2", "URN:EXAMPLE:w2", "urn:example:w2#part", "urn:example:w2-alias"} {
+		p := f.Do("POST", "/api/v1/names/urn:example:w2/withdraw", `{"successor":"`+succ+`"}`, auth(f.books)...).Want(t, 400).Problem(t)
+		if p.Field != "successor" || !strings.HasSuffix(p.Type, "#invalid-request") || !strings.Contains(p.Detail, "itself") {
+			t.Fatalf("successor %s: %+v", succ, p)
+		}
+	}
+	r := f.Do("GET", "/urn:example:w2", "").Want(t, 303) // still active
+	if l := r.Header.Get("Link"); strings.Contains(l, "successor-version") {
+		t.Fatalf("Link %q", l)
+	}
+	// Another name is a successor.
+	f.Do("POST", "/api/v1/names/urn:example:w2/withdraw", `{"successor":"urn:example:w3"}`, auth(f.books)...).Want(t, 200)
+	r = f.Do("GET", "/urn:example:w2", "").Want(t, 410)
+	wantHeader(t, r, "Link", `<urn:example:w3>; rel="successor-version"`)
 }
 
 func testRules(t *testing.T, ns func(*testing.T) resolver.Store) {
