@@ -23,7 +23,7 @@ type RecordInput struct {
 	Aliases   []string        `json:"aliases"`
 	Locations []Location      `json:"locations"`
 	Metadata  json.RawMessage `json:"metadata"`
-	Redirect  int             `json:"redirect"` // 0 means DefaultRedirect
+	Redirect  int             `json:"redirect" want:"301, 302, 303 or 307"` // 0 means DefaultRedirect
 }
 
 // MaxURNBytes bounds a registered name, alias or authority prefix, and
