@@ -202,7 +202,7 @@ func TestImportBadRows(t *testing.T) {
 		"urn:example:c6,VBScript:MsgBox(1),\n"), 0o644)
 	out, errs = cli(t, exitInvalid, "import", csvf, "--data", d)
 	for _, want := range []string{"line 4: record urn:example:c2 (lines 3-4) skipped: empty url",
-		"line 5: urn:example:c3: locations[0].type: not a media type", "line 6: record urn:example:c4 (lines 6-6) skipped: 2 fields, the header has 3",
+		`line 5: urn:example:c3: locations[0].type: "not a type" is not a media type`, "line 6: record urn:example:c4 (lines 6-6) skipped: 2 fields, the header has 3",
 		"line 8: urn:example:c6: locations[1].url: the vbscript: scheme is refused"} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
