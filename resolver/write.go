@@ -593,6 +593,9 @@ func (s *Service) checkInput(u urn.URN, in RecordInput) (Record, []string, error
 // media type (RFC 9110 §8.3.1: type "/" subtype, then parameters
 // ";name=value"); its errors name the parser's tokens instead.
 func mediaTypeFault(err error) string {
+	if errors.Is(err, mime.ErrInvalidMediaParameter) {
+		return `a parameter is not name=value (after ";")`
+	}
 	switch msg := err.Error(); msg {
 	case "mime: no media type":
 		return "it does not begin with a type (a media type is type/subtype, such as text/html)"
@@ -602,8 +605,6 @@ func mediaTypeFault(err error) string {
 		return `no subtype follows the "/" (a media type is type/subtype, such as text/html)`
 	case "mime: unexpected content after media subtype":
 		return `something other than a parameter (";name=value") follows the subtype`
-	case "mime: invalid media parameter":
-		return `a parameter is not name=value (after ";")`
 	case "mime: duplicate parameter name":
 		return "a parameter is given twice, with different values"
 	default:

@@ -216,10 +216,11 @@ func lineError(line []byte, lead int, err error) error {
 }
 
 // bareWord returns the word of letters and digits that line[at] is part
-// of, and where it starts, when it starts with a letter and is not one of
-// JSON's literals true, false and null.
+// of, and where it starts, when it starts with a letter, is not one of
+// JSON's literals true, false and null, and is not inside a string (where
+// a letter can be at fault too: "\q").
 func bareWord(line []byte, at int) (string, int) {
-	if at < 0 || at >= len(line) || !isWordByte(line[at]) {
+	if at < 0 || at >= len(line) || !isWordByte(line[at]) || inString(line[:at]) {
 		return "", 0
 	}
 	start, end := at, at
@@ -237,6 +238,23 @@ func bareWord(line []byte, at int) (string, int) {
 		w = w[:40] + "…"
 	}
 	return w, start
+}
+
+// inString reports whether JSON text that begins a value ends inside a
+// string.
+func inString(b []byte) bool {
+	in, esc := false, false
+	for _, c := range b {
+		switch {
+		case esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case c == '"':
+			in = !in
+		}
+	}
+	return in
 }
 
 func isWordByte(c byte) bool {

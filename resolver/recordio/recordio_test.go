@@ -418,6 +418,8 @@ func TestJSONLineErrorsSayWhatAndWhere(t *testing.T) {
 			`line 1: not JSON: the bare word nope (at byte 43): a string is written in double quotes`},
 		{`  {"urn":urn:example:a}`, `line 1: not JSON: the bare word urn (at byte 9): a string is written in double quotes`},
 		{`{"urn":"urn:example:a",,}`, `line 1: not JSON: invalid character ',' looking for beginning of object key string (at byte 23)`},
+		{`{"urn":"urn:example:a\qb"}`, `line 1: not JSON: invalid character 'q' in string escape code (at byte 22)`},
+		{`{"urn":"urn:\"x\"","redirect":x303}`, `line 1: not JSON: the bare word x303 (at byte 30): a string is written in double quotes`},
 		{`{"urn":"urn:example:a","locations":[{"url":"http://a/"}`,
 			`line 1: not JSON: the line ends before the record does (a closing "}", "]" or '"' is missing)`},
 	} {
