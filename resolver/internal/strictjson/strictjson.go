@@ -10,7 +10,9 @@
 // Check only checks; decode with encoding/json afterwards. It accepts
 // what encoding/json accepts but for the member names: null anywhere, any
 // value where the type is an interface or a json.Unmarshaler (such as
-// json.RawMessage).
+// json.RawMessage). It does not look inside the value of a field with the
+// ",string" option, nor decode base64 for a []byte: there encoding/json's
+// own error is the one a caller gets.
 package strictjson
 
 import (

