@@ -311,12 +311,14 @@ func (s *Service) AddRule(ctx context.Context, p Principal, prefix, target strin
 	}
 	t, err := uri.Parse(target)
 	if err != nil {
+		// The reason only: the field and the offset are the Error's own,
+		// and uri.Error's text would repeat them with its "uri: " prefix.
 		var ue *uri.Error
-		off := 0
+		off, reason := 0, err.Error()
 		if errors.As(err, &ue) {
-			off = ue.Offset
+			off, reason = ue.Offset, ue.Reason
 		}
-		return Rule{}, invalid("target", off, "not an absolute URI: %v", err)
+		return Rule{}, invalid("target", off, "not an absolute URI (the resolver's base URL, such as https://resolver.example/): %s", reason)
 	}
 	if sch := strings.ToLower(t.Scheme()); sch != "http" && sch != "https" {
 		return Rule{}, invalid("target", 0, "a resolver is reached over http or https")

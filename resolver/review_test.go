@@ -523,3 +523,31 @@ func TestPrefixOverlapByEquivalence(t *testing.T) {
 		wantKind(t, name, err, resolver.KindForbidden)
 	}
 }
+
+// TestMessagesSayWhatIsWrong: a media type or a rule's target that is
+// refused is explained in words, without the "mime: " or "uri: " texts of
+// the parsers (which named their own tokens, and repeated the offset).
+func TestMessagesSayWhatIsWrong(t *testing.T) {
+	f := newFixture(t)
+	_, m, _ := f.authority("A", "urn:example:")
+	for _, c := range []struct{ typ, want string }{
+		{"text plain", `locations[1].type: "text plain" is not a media type: the type is not followed by "/" and a subtype (a media type is type/subtype, such as text/html)`},
+		{"text/", `locations[1].type: "text/" is not a media type: no subtype follows the "/" (a media type is type/subtype, such as text/html)`},
+		{"/html", `locations[1].type: "/html" is not a media type: it does not begin with a type (a media type is type/subtype, such as text/html)`},
+		{"text/html x", `locations[1].type: "text/html x" is not a media type: something other than a parameter (";name=value") follows the subtype`},
+		{"text/html; charset", `locations[1].type: "text/html; charset" is not a media type: a parameter is not name=value (after ";")`},
+		{"text/html;a=1;a=2", `locations[1].type: "text/html;a=1;a=2" is not a media type: a parameter is given twice, with different values`},
+	} {
+		in := locs("http://a.example/", "http://b.example/")
+		in.Locations[1].Type = c.typ
+		_, _, err := f.svc.Put(f.ctx, m, "urn:example:a", in)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("type %q:\n got %v\nwant %s", c.typ, err, c.want)
+		}
+	}
+	_, err := f.svc.AddRule(f.ctx, f.admin, "urn:nbn:fi:", "/x")
+	want := "target: not an absolute URI (the resolver's base URL, such as https://resolver.example/): missing scheme (a scheme starts with a letter) (at byte 0)"
+	if err == nil || err.Error() != want {
+		t.Errorf("rule target /x:\n got %v\nwant %s", err, want)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/urikit/urikit/internal/errtext"
 	"github.com/urikit/urikit/uri"
 	"github.com/urikit/urikit/urn"
 )
@@ -23,7 +24,7 @@ type RecordInput struct {
 	Aliases   []string        `json:"aliases"`
 	Locations []Location      `json:"locations"`
 	Metadata  json.RawMessage `json:"metadata"`
-	Redirect  int             `json:"redirect"` // 0 means DefaultRedirect
+	Redirect  int             `json:"redirect" want:"301, 302, 303 or 307"` // 0 means DefaultRedirect
 }
 
 // MaxURNBytes bounds a registered name, alias or authority prefix, and
@@ -587,7 +588,7 @@ func (s *Service) checkInput(u urn.URN, in RecordInput) (Record, []string, error
 				return Record{}, nil, invalid(field+".type", maxLabelBytes, "a media type has at most %d bytes", maxLabelBytes)
 			}
 			if _, _, err := mime.ParseMediaType(l.Type); err != nil {
-				return Record{}, nil, invalid(field+".type", -1, "not a media type: %v", err)
+				return Record{}, nil, invalid(field+".type", -1, "%s is not a media type: %s", errtext.Excerpt(l.Type, 0, 64), mediaTypeFault(err))
 			}
 			if i := strings.IndexByte(l.Type, 0); i >= 0 {
 				return Record{}, nil, invalid(field+".type", i, "not a media type: NUL in a parameter")
@@ -605,6 +606,29 @@ func (s *Service) checkInput(u urn.URN, in RecordInput) (Record, []string, error
 	}
 	rec.Metadata = meta
 	return rec, aliasKeys, nil
+}
+
+// mediaTypeFault says in words what mime.ParseMediaType found wrong with a
+// media type (RFC 9110 §8.3.1: type "/" subtype, then parameters
+// ";name=value"); its errors name the parser's tokens instead.
+func mediaTypeFault(err error) string {
+	if errors.Is(err, mime.ErrInvalidMediaParameter) {
+		return `a parameter is not name=value (after ";")`
+	}
+	switch msg := err.Error(); msg {
+	case "mime: no media type":
+		return "it does not begin with a type (a media type is type/subtype, such as text/html)"
+	case "mime: expected slash after first token":
+		return `the type is not followed by "/" and a subtype (a media type is type/subtype, such as text/html)`
+	case "mime: expected token after slash":
+		return `no subtype follows the "/" (a media type is type/subtype, such as text/html)`
+	case "mime: unexpected content after media subtype":
+		return `something other than a parameter (";name=value") follows the subtype`
+	case "mime: duplicate parameter name":
+		return "a parameter is given twice, with different values"
+	default:
+		return strings.TrimPrefix(msg, "mime: ")
+	}
 }
 
 // isText reports whether s is UTF-8 text a database's text type stores:

@@ -417,7 +417,7 @@ func runMigrate(args []string, s *stdio) int {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	store, err := openStore(ctx, storeConfig{data: t.data, db: t.db, mustExist: true})
+	store, err := openStore(ctx, storeConfig{data: t.data, db: t.db, mustExist: true, direct: true})
 	if err != nil {
 		return fail(s, "migrate", t, err)
 	}
@@ -481,7 +481,7 @@ func runVerify(args []string, s *stdio) int {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	store, err := openStore(ctx, storeConfig{data: t.data, db: t.db, mustExist: true, notice: s.err, cmd: "verify"})
+	store, err := openStore(ctx, storeConfig{data: t.data, db: t.db, mustExist: true, direct: true, notice: s.err, cmd: "verify"})
 	if err != nil {
 		return fail(s, "verify", t, err)
 	}
@@ -520,7 +520,12 @@ func runVerify(args []string, s *stdio) int {
 	if err != nil {
 		return fail(s, "verify", t, err)
 	}
-	fmt.Fprintf(s.out, "history verified: %s, the last %d with hash %x\n", plural(int(rep.Entries), "entry", "entries"), head.Seq, head.Hash)
+	if head.Seq == 0 {
+		// A store no change was ever made to: there is no last entry.
+		fmt.Fprintln(s.out, "history verified: no entries yet")
+	} else {
+		fmt.Fprintf(s.out, "history verified: %s, the last %d with hash %x\n", plural(int(rep.Entries), "entry", "entries"), head.Seq, head.Hash)
+	}
 	fmt.Fprintf(s.out, "state verified: %s and %s, as the history says\n", plural(int(rep.Records), "record", "records"), plural(int(rep.Keys), "key", "keys"))
 	fmt.Fprintf(s.out, "location index verified: %s, the keys of the records' locations\n", plural(int(rep.Locations), "row", "rows"))
 	access := plural(int(rep.Authorities), "authority", "authorities") + ", " + plural(int(rep.Tokens), "token", "tokens")

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -79,9 +80,8 @@ func runRegister(args []string, s *stdio) int {
 		in.Locations = append(in.Locations, l)
 	}
 	if *meta != "" {
-		var obj map[string]any
-		if err := json.Unmarshal([]byte(*meta), &obj); err != nil {
-			return usageErr(s, "register", "--metadata must be a JSON object: %v", err)
+		if msg := metadataFault(*meta); msg != "" {
+			return usageErr(s, "register", "%s", msg)
 		}
 		in.Metadata = json.RawMessage(*meta)
 	}
@@ -212,6 +212,36 @@ func failName(s *stdio, cmd string, t *target, name string, err error) int {
 		}
 	}
 	return fail(s, cmd, t, err)
+}
+
+// metadataFault says what is wrong with --metadata, which must be a JSON
+// object, or "" when nothing is.
+func metadataFault(meta string) string {
+	var raw json.RawMessage
+	if err := json.Unmarshal([]byte(meta), &raw); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) && int(se.Offset) >= len(meta) {
+			return `--metadata is not JSON: it ends before the JSON value does (a closing "}", "]" or '"' is missing)`
+		}
+		if errors.As(err, &se) {
+			return fmt.Sprintf("--metadata is not JSON: %s (at byte %d)", se.Error(), max(se.Offset-1, 0))
+		}
+		return "--metadata is not JSON: " + err.Error()
+	}
+	var kind string
+	switch v := strings.TrimSpace(meta); v[0] {
+	case '{', 'n': // null: no metadata, as the directory reads it
+		return ""
+	case '[':
+		kind = "an array"
+	case '"':
+		kind = "a string"
+	case 't', 'f':
+		kind = v
+	default:
+		kind = "a number"
+	}
+	return `--metadata must be a JSON object, such as {"title":"A"}, not ` + kind
 }
 
 // checkName checks a name before anything is asked of the directory; it

@@ -23,6 +23,7 @@ type storeConfig struct {
 	db        string // a PostgreSQL DSN; wins over data
 	readDB    string // a PostgreSQL streaming replica for reads (serve)
 	mustExist bool   // refuse a data directory that holds no store yet
+	direct    bool   // the command works on a store only, never through a server (migrate, verify)
 	exclusive bool   // take the data directory's lock (serve)
 	// timeout bounds each call on PostgreSQL, a whole transaction
 	// included (0: the store's default, 5 s, which suits a request).
@@ -67,7 +68,11 @@ func openStoreQuiet(ctx context.Context, c storeConfig) (resolver.Store, error) 
 	}
 	if c.mustExist {
 		if _, err := os.Stat(filepath.Join(c.data, sqlite.FileName)); err != nil {
-			return nil, fmt.Errorf("no urikit data directory at %s (no %s in it): pass --data DIR, or --server URL for a running server", c.data, sqlite.FileName)
+			hint := "pass --data DIR, or --server URL for a running server"
+			if c.direct {
+				hint = "pass the data directory of a store with --data DIR, or a PostgreSQL database with --db"
+			}
+			return nil, fmt.Errorf("no urikit data directory at %s (no %s in it): %s", c.data, sqlite.FileName, hint)
 		}
 	}
 	st, err := sqlite.Open(ctx, c.data, sqlite.Options{Exclusive: c.exclusive})

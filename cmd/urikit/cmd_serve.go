@@ -347,8 +347,11 @@ func schemaReport(st resolver.Store) string {
 	switch st := st.(type) {
 	case *sqlite.Store:
 		m := st.Migration()
-		if len(m.Applied) == 0 {
+		switch {
+		case len(m.Applied) == 0:
 			return fmt.Sprintf("SQLite schema version %d, up to date", m.To)
+		case m.From == 0: // a new store: every migration ran, from none
+			return fmt.Sprintf("SQLite schema version %d, created", m.To)
 		}
 		return fmt.Sprintf("SQLite schema migrated from version %d to %d (%s)", m.From, m.To, strings.Join(m.Applied, ", "))
 	case *postgres.Store:

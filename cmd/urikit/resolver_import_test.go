@@ -169,9 +169,9 @@ func TestImportBadRows(t *testing.T) {
 	}, "\n")+"\n"), 0o644)
 	out, errs := cli(t, exitInvalid, "import", jsonl, "--data", d)
 	for _, want := range []string{
-		"line 2: not a record", "line 3: urn:example:badurl: locations[1].url: not an absolute URI",
+		"line 2: not JSON: the bare word not (at byte 1)", "line 3: urn:example:badurl: locations[1].url: not an absolute URI",
 		"line 5: urn:other:unowned: no naming authority owns urn:other:unowned",
-		"line 6: successor: not an absolute URI", `line 7: not a record: json: unknown field "colour"`,
+		"line 6: successor: not an absolute URI", `line 7: not a record: unknown member "colour"`,
 		"line 8: urn:example:ok2: alias urn:example:ok1 is already reserved to urn:example:ok1",
 		"line 9: urn:x: urn: not a URN",
 		"line 11: urn:example:js: locations[1].url: the javascript: scheme is refused",
@@ -202,7 +202,7 @@ func TestImportBadRows(t *testing.T) {
 		"urn:example:c6,VBScript:MsgBox(1),\n"), 0o644)
 	out, errs = cli(t, exitInvalid, "import", csvf, "--data", d)
 	for _, want := range []string{"line 4: record urn:example:c2 (lines 3-4) skipped: empty url",
-		"line 5: urn:example:c3: locations[0].type: not a media type", "line 6: record urn:example:c4 (lines 6-6) skipped: 2 fields, the header has 3",
+		`line 5: urn:example:c3: locations[0].type: "not a type" is not a media type`, "line 6: record urn:example:c4 (lines 6-6) skipped: 2 fields, the header has 3",
 		"line 8: urn:example:c6: locations[1].url: the vbscript: scheme is refused"} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
@@ -215,13 +215,21 @@ func TestImportBadRows(t *testing.T) {
 	cli(t, exitInvalid, "lookup", "urn:example:c6", "--data", d)
 	cli(t, exitOK, "lookup", "urn:example:c1", "urn:example:c5", "--data", d)
 
-	// A header that is not urn,url[,type,label] is one bad row, and
-	// nothing is read after it.
+	// A header that is not urn,url[,type,label] is reported once, and
+	// nothing is read after it (a header of ";"-separated fields made
+	// every row after it "1 fields, the header has 0").
 	os.WriteFile(csvf, []byte("name,link\nurn:example:z,https://example.org/z\n"), 0o644)
 	_, errs = cli(t, exitInvalid, "import", csvf, "--data", d)
 	if !strings.Contains(errs, "line 1: the header must be urn,url[,type,label]") {
 		t.Fatalf("bad header: %s", errs)
 	}
+	os.WriteFile(csvf, []byte("urn;url\nurn:example:z;https://example.org/z\nurn:example:y;https://example.org/y\n"), 0o644)
+	_, errs = cli(t, exitInvalid, "import", csvf, "--data", d)
+	if strings.Count(errs, "header") != 1 || !strings.Contains(errs, `line 1: the header must be urn,url[,type,label], not urn;url: the fields are separated by ";"`) ||
+		strings.Contains(errs, "line 2") || strings.Contains(errs, "line 3") {
+		t.Fatalf("header with semicolons: %s", errs)
+	}
+	cli(t, exitInvalid, "lookup", "urn:example:z", "--data", d)
 	// A file that is not there.
 	_, errs = cli(t, exitInvalid, "import", filepath.Join(dir, "none.jsonl"), "--data", d)
 	if !strings.Contains(errs, "no such file") {

@@ -106,7 +106,20 @@ func TestResolverLocal(t *testing.T) {
 	}
 	cli(t, exitUsage, with("register", "urn:example:x")...)
 	cli(t, exitUsage, with("register", "urn:example:x", "http://a/", "--type", "a/b", "--type", "c/d")...)
-	cli(t, exitUsage, with("register", "urn:example:x", "http://a/", "--metadata", "[1]")...)
+	// --metadata says what is wrong, not which Go type it failed to fill.
+	for meta, want := range map[string]string{
+		"[1]":      `--metadata must be a JSON object, such as {"title":"A"}, not an array`,
+		` "t"`:     `--metadata must be a JSON object, such as {"title":"A"}, not a string`,
+		"false":    `--metadata must be a JSON object, such as {"title":"A"}, not false`,
+		"12":       `--metadata must be a JSON object, such as {"title":"A"}, not a number`,
+		`{"t":x}`:  `--metadata is not JSON: invalid character 'x' looking for beginning of value (at byte 5)`,
+		`{"t":"a"`: `--metadata is not JSON: it ends before the JSON value does (a closing "}", "]" or '"' is missing)`,
+	} {
+		_, errs = cli(t, exitUsage, with("register", "urn:example:x", "http://a/", "--metadata", meta)...)
+		if !strings.Contains(errs, "urikit register: "+want+"\n") || strings.Contains(errs, "Go value") {
+			t.Errorf("--metadata %s: %q, want %q", meta, errs, want)
+		}
+	}
 	cli(t, exitUsage, with("register", "urn:example:x", "http://a/", "--nope")...)
 
 	cli(t, exitOK, with("register", "urn:example:c", "HTTPS://EXAMPLE.ORG:443/a")...)

@@ -7,12 +7,15 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/urikit/urikit/resolver/sqlite"
 )
 
 // TestServeAdminToken: the first start prints a one-time admin token that
@@ -24,6 +27,11 @@ func TestServeAdminToken(t *testing.T) {
 	srv := startServer(t, data)
 	if srv.Token == "" || !strings.Contains(srv.Out, "shown this once") {
 		t.Fatalf("first start printed no admin token:\n%s", srv.Out)
+	}
+	// A new store is created, not "migrated from version 0".
+	if log := srv.Log.String(); !strings.Contains(log, `"schema":"SQLite schema version `+strconv.Itoa(sqlite.Latest)+`, created"`) ||
+		strings.Contains(log, "migrated") {
+		t.Fatalf("first start's schema line:\n%s", log)
 	}
 	cli(t, exitOK, "authority", "list", "--server", srv.URL, "--token", srv.Token)
 	_, errs := cli(t, exitInvalid, "authority", "list", "--server", srv.URL, "--token", "urikit_wrong")
@@ -41,6 +49,9 @@ func TestServeAdminToken(t *testing.T) {
 	again := startServer(t, data)
 	if again.Token != "" || strings.Contains(again.Out, "admin token") {
 		t.Fatalf("the second start printed a token again:\n%s", again.Out)
+	}
+	if log := again.Log.String(); !strings.Contains(log, `"schema":"SQLite schema version `+strconv.Itoa(sqlite.Latest)+`, up to date"`) {
+		t.Fatalf("second start's schema line:\n%s", log)
 	}
 	cli(t, exitOK, "authority", "list", "--server", again.URL, "--token", srv.Token)
 	again.Stop(t)

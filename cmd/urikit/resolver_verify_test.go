@@ -221,3 +221,34 @@ func TestVerifyAdminToken(t *testing.T) {
 		t.Fatalf("verify of an older build's directory: %s", out)
 	}
 }
+
+// TestVerifyMissingAndEmpty: migrate and verify, which take no --server,
+// do not suggest one for a data directory that is not there; verify of a
+// store no change was ever made to says so, instead of naming a last
+// entry 0 with an empty hash.
+func TestVerifyMissingAndEmpty(t *testing.T) {
+	hermetic(t)
+	missing := filepath.Join(t.TempDir(), "new")
+	for _, cmd := range []string{"migrate", "verify"} {
+		_, errs := cli(t, exitInvalid, cmd, "--data", missing)
+		want := "urikit " + cmd + ": no urikit data directory at " + missing + " (no urikit.db in it): " +
+			"pass the data directory of a store with --data DIR, or a PostgreSQL database with --db\n"
+		if errs != want {
+			t.Errorf("%s on no store: %q, want %q", cmd, errs, want)
+		}
+	}
+	// lookup works through a server too, and says so.
+	if _, errs := cli(t, exitInvalid, "lookup", "urn:example:a", "--data", missing); !strings.Contains(errs, "or --server URL for a running server") {
+		t.Errorf("lookup on no store: %q", errs)
+	}
+
+	empty := filepath.Join(t.TempDir(), "empty")
+	code, _, errs := runCLI("", "import", "-", "--data", empty, "--quiet")
+	if code != exitOK {
+		t.Fatalf("import of nothing: %d %s", code, errs)
+	}
+	out, _ := cli(t, exitOK, "verify", "--data", empty)
+	if !strings.HasPrefix(out, "history verified: no entries yet\nstate verified: 0 records and 0 keys") || strings.Contains(out, "with hash") {
+		t.Fatalf("verify of an empty store: %q", out)
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/internal/strictjson"
 	"github.com/urikit/urikit/urn"
 )
 
@@ -45,8 +46,9 @@ func (h *handler) authenticate(r *http.Request) (resolver.Principal, error) {
 }
 
 // decode reads the JSON body into v; the error is a *problem. Unknown
-// members are an error (they are most often misspelt ones); an empty body
-// is one when !allowEmpty.
+// members are an error (they are most often misspelt ones), and so is a
+// member name that is a known one in other case ("Locations"), which
+// encoding/json alone would take; an empty body is one when !allowEmpty.
 func (c *apiCall) decode(v any, allowEmpty bool) error {
 	r := c.r
 	if ct := r.Header.Get("Content-Type"); ct != "" {
@@ -75,7 +77,17 @@ func (c *apiCall) decode(v any, allowEmpty bool) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	err = dec.Decode(v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return jsonProblem(err, int64(len(body)))
+	}
+	// strictjson names the member at fault by its whole path
+	// ("locations[1].url"), where encoding/json drops the index.
+	if cerr := strictjson.Check(body, v); cerr != nil {
+		return jsonProblem(cerr, int64(len(body)))
+	}
+	if err != nil {
 		return jsonProblem(err, int64(len(body)))
 	}
 	if rest := bytes.TrimLeft(body[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
@@ -88,7 +100,14 @@ func (c *apiCall) decode(v any, allowEmpty bool) error {
 func jsonProblem(err error, n int64) *problem {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
+	var ce *strictjson.Error
 	switch {
+	case errors.As(err, &ce):
+		f := ce.Path
+		if f == "" {
+			f = "body"
+		}
+		return newProblem(http.StatusBadRequest, ptInvalid, ce.Describe("the body")).at(f, -1)
 	case errors.As(err, &se):
 		// Offset counts the bytes read, the offending one included.
 		return newProblem(http.StatusBadRequest, ptInvalid, "the body is not valid JSON: "+se.Error()).at("body", int(max(se.Offset-1, 0)))

@@ -22,8 +22,10 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/internal/strictjson"
 	"github.com/urikit/urikit/urn"
 )
 
@@ -103,7 +105,7 @@ type jsonRecord struct {
 	Aliases   []string            `json:"aliases,omitempty"`
 	Locations []resolver.Location `json:"locations"`
 	Metadata  json.RawMessage     `json:"metadata,omitempty"`
-	Redirect  int                 `json:"redirect,omitempty"`
+	Redirect  int                 `json:"redirect,omitempty" want:"301, 302, 303 or 307"`
 	Status    resolver.Status     `json:"status,omitempty"`
 	Reason    string              `json:"reason,omitempty"`
 	Successor string              `json:"successor,omitempty"`
@@ -145,9 +147,10 @@ func NewReader(r io.Reader, format Format) *Reader {
 
 // Next returns the next record. At the end it returns io.EOF. A bad record
 // gives a *RowError, after which Next goes on with the following one; any
-// other error is final: reading the input failed, or a CSV quote left
-// open swallowed the rows after it, which then cannot be told apart (an
-// *UnreadableError).
+// other error is final: reading the input failed, a CSV header is not
+// urn,url[,type,label] (no row can be read without the columns), or a CSV
+// quote left open swallowed the rows after it, which then cannot be told
+// apart (an *UnreadableError).
 func (r *Reader) Next() (Item, error) {
 	if r.format == CSV {
 		return r.nextCSV()
@@ -166,6 +169,7 @@ func (r *Reader) nextJSON() (Item, error) {
 			// the file, not the record.
 			line = bytes.TrimPrefix(line, []byte("\ufeff"))
 		}
+		lead := len(line) - len(bytes.TrimLeftFunc(line, unicode.IsSpace))
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
@@ -174,7 +178,7 @@ func (r *Reader) nextJSON() (Item, error) {
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&j); err != nil {
-			return Item{}, &RowError{r.line, fmt.Errorf("not a record: %v", err)}
+			return Item{}, &RowError{r.line, lineError(line, lead, err)}
 		}
 		// More does not see a closing "]" or "}" (it reports whether an
 		// array or object goes on): the value must end the line.
@@ -196,6 +200,79 @@ func (r *Reader) nextJSON() (Item, error) {
 		it.Aliases, it.Locations, it.Metadata, it.Redirect = j.Aliases, j.Locations, j.Metadata, j.Redirect
 		return it, nil
 	}
+}
+
+// lineError says what is wrong with a line of JSON Lines (line, with lead
+// bytes of white space cut from its start) that encoding/json could not
+// decode into a record, and where, without encoding/json's words for Go
+// types ("Go struct field jsonRecord.redirect of type int").
+func lineError(line []byte, lead int, err error) error {
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		at := int(se.Offset) - 1 // Offset counts the offending byte
+		if w, start := bareWord(line, at); w != "" {
+			// encoding/json reads a bare word by its first letter
+			// ("invalid character 'o' in literal null" for nope).
+			return fmt.Errorf("not JSON: the bare word %s (at byte %d): a string is written in double quotes", w, lead+start)
+		}
+		return fmt.Errorf("not JSON: %s (at byte %d)", se.Error(), lead+at)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New(`not JSON: the line ends before the record does (a closing "}", "]" or '"' is missing)`)
+	}
+	// A member of the wrong type, or an unknown one: strictjson names it
+	// by its path, with the array index.
+	var ce *strictjson.Error
+	if errors.As(strictjson.Check(line, &jsonRecord{}), &ce) {
+		return errors.New("not a record: " + ce.Describe("the line"))
+	}
+	return fmt.Errorf("not a record: %v", err)
+}
+
+// bareWord returns the word of letters and digits that line[at] is part
+// of, and where it starts, when it starts with a letter, is not one of
+// JSON's literals true, false and null, and is not inside a string (where
+// a letter can be at fault too: "\q").
+func bareWord(line []byte, at int) (string, int) {
+	if at < 0 || at >= len(line) || !isWordByte(line[at]) || inString(line[:at]) {
+		return "", 0
+	}
+	start, end := at, at
+	for start > 0 && isWordByte(line[start-1]) {
+		start--
+	}
+	for end < len(line) && isWordByte(line[end]) {
+		end++
+	}
+	w := string(line[start:end])
+	if c := w[0] | 0x20; c < 'a' || c > 'z' || w == "true" || w == "false" || w == "null" {
+		return "", 0
+	}
+	if len(w) > 40 {
+		w = w[:40] + "…"
+	}
+	return w, start
+}
+
+// inString reports whether JSON text that begins a value ends inside a
+// string.
+func inString(b []byte) bool {
+	in, esc := false, false
+	for _, c := range b {
+		switch {
+		case esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case c == '"':
+			in = !in
+		}
+	}
+	return in
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' || c == '_'
 }
 
 // readLine returns the next line without its end; a line over MaxLine is
@@ -290,7 +367,10 @@ func (r *Reader) nextCSV() (Item, error) {
 			return Item{}, err
 		}
 		if err := r.header(head); err != nil {
-			return Item{}, &RowError{line, err}
+			// Without the columns no row can be read: stop here, rather
+			// than report every row after it as bad.
+			r.eof = true
+			return Item{}, fmt.Errorf("line %d: %w; no row was read", line, err)
 		}
 	}
 	// Collect the consecutive rows of one URN.
@@ -442,6 +522,14 @@ func field(row []string, i int) string {
 
 func (r *Reader) header(h []string) error {
 	want := []string{"urn", "url", "type", "label"}
+	if len(h) == 1 {
+		for _, sep := range []string{";", "\t", "|"} {
+			if strings.Contains(h[0], sep) {
+				return fmt.Errorf("the header must be urn,url[,type,label], not %s: the fields are separated by %q, "+
+					"and CSV's separator is the comma (RFC 4180 §2)", strings.Join(h, ","), sep)
+			}
+		}
+	}
 	if len(h) < 2 || len(h) > 4 {
 		return fmt.Errorf("the header must be urn,url[,type,label], not %s", strings.Join(h, ","))
 	}

@@ -130,8 +130,29 @@ not json
 	if len(bad) != 3 || bad[0].Line != 3 || bad[1].Line != 5 || bad[2].Line != 6 || !strings.Contains(bad[0].Error(), "urn:example:a (lines 2-3) skipped") {
 		t.Fatalf("CSV bad: %v", bad)
 	}
-	if _, bad := readAll(t, "urn,location\nurn:x:y,http://a/\n", CSV); len(bad) == 0 || bad[0].Line != 1 {
-		t.Fatalf("a wrong header is not reported: %v", bad)
+}
+
+// TestCSVBadHeaderStops: a header that is not urn,url[,type,label] is
+// reported once, and no row is read: without the columns, every row would
+// be misread (a header of ";"-separated fields made each row after it
+// "1 fields, the header has 0").
+func TestCSVBadHeaderStops(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"urn,location\nurn:x:y,http://a/\n", "line 1: the header must be urn,url[,type,label], not urn,location; no row was read"},
+		{"urn;url\nurn:example:c1;https://a/\nurn:example:c2;https://b/\n",
+			`line 1: the header must be urn,url[,type,label], not urn;url: the fields are separated by ";", ` +
+				"and CSV's separator is the comma (RFC 4180 §2); no row was read"},
+		{"urn\turl\turn:example:c1\thttps://a/\n", `separated by "\t"`},
+	} {
+		r := NewReader(strings.NewReader(c.in), CSV)
+		_, err := r.Next()
+		var re *RowError
+		if err == nil || errors.As(err, &re) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want a final error with %q", c.in, err, c.want)
+		}
+		if _, err := r.Next(); !errors.Is(err, io.EOF) {
+			t.Errorf("%q: after the header: %v, want io.EOF", c.in, err)
+		}
 	}
 }
 
@@ -395,6 +416,39 @@ func TestCSVQuoteThatSwallowsRowsStops(t *testing.T) {
 			if _, again := r.Next(); again != err {
 				t.Errorf("%q: Next after the final error gave %v", tc.in, again)
 			}
+		}
+	}
+}
+
+// TestJSONLineErrorsSayWhatAndWhere: a line that is not a record says what
+// is wrong in the words of the format (the member's path, with its index;
+// the byte where the JSON breaks), never in encoding/json's words for Go
+// types.
+func TestJSONLineErrorsSayWhatAndWhere(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{`{"urn":"urn:example:a","locations":[{"url":"http://a/"}],"redirect":"303"}`,
+			`line 1: not a record: redirect must be 301, 302, 303 or 307, not the string "303"`},
+		{`{"urn":"urn:example:a","locations":[{"url":"http://a/"}],"redirect":303.5}`,
+			`line 1: not a record: redirect must be 301, 302, 303 or 307, not the number 303.5`},
+		{`{"urn":"urn:example:a","locations":[{"url":"http://a/"},{"url":7}]}`,
+			`line 1: not a record: locations[1].url must be a string, not the number 7`},
+		{`{"urn":"urn:example:a","aliases":["urn:example:b",{}],"locations":[{"url":"http://a/"}]}`,
+			`line 1: not a record: aliases[1] must be a string, not an object`},
+		{`{"urn":"urn:example:a","locations":[{"url":"http://a/","rel":"x"}]}`,
+			`line 1: not a record: unknown member "rel" in locations[0]`},
+		{`["urn:example:a"]`, `line 1: not a record: the line must be an object, not an array`},
+		{`{"urn":"urn:example:a","locations":[{"url":nope}]}`,
+			`line 1: not JSON: the bare word nope (at byte 43): a string is written in double quotes`},
+		{`  {"urn":urn:example:a}`, `line 1: not JSON: the bare word urn (at byte 9): a string is written in double quotes`},
+		{`{"urn":"urn:example:a",,}`, `line 1: not JSON: invalid character ',' looking for beginning of object key string (at byte 23)`},
+		{`{"urn":"urn:example:a\qb"}`, `line 1: not JSON: invalid character 'q' in string escape code (at byte 22)`},
+		{`{"urn":"urn:\"x\"","redirect":x303}`, `line 1: not JSON: the bare word x303 (at byte 30): a string is written in double quotes`},
+		{`{"urn":"urn:example:a","locations":[{"url":"http://a/"}`,
+			`line 1: not JSON: the line ends before the record does (a closing "}", "]" or '"' is missing)`},
+	} {
+		_, bad := readAll(t, c.line+"\n", JSONLines)
+		if len(bad) != 1 || bad[0].Error() != c.want {
+			t.Errorf("%s:\n got %v\nwant %s", c.line, bad, c.want)
 		}
 	}
 }

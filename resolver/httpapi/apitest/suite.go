@@ -48,6 +48,7 @@ func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
 		{"Transfer", testTransfer},
 		{"PutName", testPutName},
 		{"PutErrors", testPutErrors},
+		{"BodyMembers", testBodyMembers},
 		{"NameSegments", testNameSegments},
 		{"NameWritesTakeNoQuery", testNameWritesTakeNoQuery},
 		{"WithdrawAndHistory", testWithdrawAndHistory},
@@ -1033,6 +1034,68 @@ func testPutName(t *testing.T, ns func(*testing.T) resolver.Store) {
 	f.Put(f.other, "urn:nbn:de:101-1", loc("https://example.org/de")).Want(t, 201)
 }
 
+// testBodyMembers: a body member at fault is named by its whole path, with
+// the array index, and the problem says what is wrong in plain words;
+// member names match exactly, as the documents spell them (encoding/json
+// alone would take "Locations" for "locations").
+func testBodyMembers(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	const x = `{"url":"https://example.org/x"}`
+	for _, c := range []struct {
+		method, target, token, body string
+		field, detail               string
+	}{
+		{"PUT", "/api/v1/names/urn:example:e", f.books, `{"locations":[` + x + `,{"url":"https://example.org/y","rel":"alternate"}]}`,
+			"locations[1].rel", `unknown member "rel" in locations[1]`},
+		{"PUT", "/api/v1/names/urn:example:e", f.books, `{"locations":[` + x + `,{"url":5}]}`,
+			"locations[1].url", "locations[1].url must be a string, not the number 5"},
+		{"PUT", "/api/v1/names/urn:example:e", f.books, `{"locations":[{"url":["https://example.org/x"]}]}`,
+			"locations[0].url", "locations[0].url must be a string, not an array"},
+		{"PUT", "/api/v1/names/urn:example:e", f.books, `{"locations":[` + x + `],"aliases":["urn:example:e1","urn:example:e2",3]}`,
+			"aliases[2]", "aliases[2] must be a string, not the number 3"},
+		{"PUT", "/api/v1/names/urn:example:e", f.books, `{"locations":[` + x + `],"redirect":303.5}`,
+			"redirect", "redirect must be 301, 302, 303 or 307, not the number 303.5"},
+		{"PUT", "/api/v1/names/urn:example:e", f.books, `{"locations":[` + x + `],"redirect":"303"}`,
+			"redirect", `redirect must be 301, 302, 303 or 307, not the string "303"`},
+		{"PUT", "/api/v1/names/urn:example:e", f.books, `[` + x + `]`,
+			"body", "the body must be an object, not an array"},
+		{"PUT", "/api/v1/names/urn:example:e", f.books, `{"Locations":[{"URL":"https://example.org/x"}]}`,
+			"Locations", `unknown member "Locations" (member names are case-sensitive: "locations")`},
+		{"PUT", "/api/v1/names/urn:example:e", f.books, `{"locations":[{"URL":"https://example.org/x"}]}`,
+			"locations[0].URL", `unknown member "URL" in locations[0] (member names are case-sensitive: "url")`},
+		{"PUT", "/api/v1/names/urn:example:e", f.books, `{"locations":[` + x + `],"URN":"urn:example:e"}`,
+			"URN", `unknown member "URN" (member names are case-sensitive: "urn")`},
+		{"POST", "/api/v1/names/" + lotr + "/withdraw", f.books, `{"Reason":"replaced"}`,
+			"Reason", `unknown member "Reason" (member names are case-sensitive: "reason")`},
+		{"POST", "/api/v1/authorities", AdminToken, `{"Name":"New","prefixes":["urn:new:"]}`,
+			"Name", `unknown member "Name" (member names are case-sensitive: "name")`},
+		{"POST", "/api/v1/authorities", AdminToken, `{"name":"New","prefixes":"urn:new:"}`,
+			"prefixes", `prefixes must be an array, not the string "urn:new:"`},
+		{"POST", "/api/v1/authorities/" + strconv.FormatInt(f.booksID, 10) + "/tokens", f.books, `{"Label":"x"}`,
+			"Label", `unknown member "Label" (member names are case-sensitive: "label")`},
+		{"POST", "/api/v1/authorities/" + strconv.FormatInt(f.booksID, 10) + "/transfer", AdminToken, `{"NAME":"x"}`,
+			"NAME", `unknown member "NAME" (member names are case-sensitive: "name")`},
+		{"POST", "/api/v1/rules", AdminToken, `{"prefix":"urn:nbn:fi:","Target":"https://resolver.example/"}`,
+			"Target", `unknown member "Target" (member names are case-sensitive: "target")`},
+	} {
+		p := f.Do(c.method, c.target, c.body, auth(c.token)...).Want(t, 400).Problem(t)
+		if p.Field != c.field || p.Detail != c.detail || p.Offset != nil {
+			t.Errorf("%s %s %s:\n got field %q detail %q offset %v\nwant field %q detail %q", c.method, c.target, c.body,
+				p.Field, p.Detail, p.Offset, c.field, c.detail)
+		}
+	}
+	// Nothing of it was written.
+	f.Do("GET", "/api/v1/names/urn:example:e", "").Want(t, 404)
+	f.Do("GET", "/uri-res/I2L?"+lotr, "").Want(t, 303)
+	r := f.Do("GET", "/api/v1/authorities", "", auth(AdminToken)...).Want(t, 200)
+	if strings.Contains(r.Body, "urn:new:") {
+		t.Fatalf("an authority was created: %s", r.Body)
+	}
+	// The names exactly as documented still go in.
+	f.Put(f.books, "urn:example:e", `{"locations":[{"url":"https://example.org/x","type":"text/html","label":"X"}],`+
+		`"aliases":["urn:example:e1"],"metadata":{"Title":"case is free inside metadata"},"redirect":307}`).Want(t, 201)
+}
+
 func testPutErrors(t *testing.T, ns func(*testing.T) resolver.Store) {
 	f := newFixture(t, ns)
 	for _, c := range []struct {
@@ -1051,7 +1114,7 @@ func testPutErrors(t *testing.T, ns func(*testing.T) resolver.Store) {
 		{"urn:example:e", `{"locations":[{"url":"https://example.org/x"}],"aliases":["urn:x"]}`, 400, "aliases[0]", 5},
 		{"urn:example:e", `{"locations":[{"url":"https://example.org/x"}],"aliases":["urn:example:e"]}`, 400, "aliases[0]", -1},
 		{"urn:example:e", `{"locations":[{"url":"https://example.org/x"}],"locatoins":[]}`, 400, "locatoins", -1},
-		{"urn:example:e", `{"locations":[{"url":"https://example.org/x","lable":"x"}]}`, 400, "lable", -1},
+		{"urn:example:e", `{"locations":[{"url":"https://example.org/x","lable":"x"}]}`, 400, "locations[0].lable", -1},
 		{"urn:example:e", `{"locations":"https://example.org/x"}`, 400, "locations", -1},
 		{"urn:example:e", `{"locations":[{"url":"https://example.org/x"}],"urn":"urn:example:other"}`, 400, "urn", -1},
 		{"urn:example:e", `{"locations":[{"url":"https://example.org/x"}]`, 400, "body", 46},
