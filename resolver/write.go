@@ -802,8 +802,8 @@ func mayWriteForms(auths []Authority, p Principal, names []nameForms) (Principal
 		if a.ID != p.AuthorityID {
 			return p, errorf(KindForbidden, "%s belongs to another naming authority", n.assigned)
 		}
-		if b, ok := otherKeyOwner(auths, a, n); ok {
-			return p, errorf(KindForbidden, "%s is equivalent to %s, which belongs to another naming authority (%s)", n.assigned, n.key, b.Name)
+		if otherKeyOwner(auths, a, n) {
+			return p, errorf(KindForbidden, "%s is equivalent to %s, which belongs to another naming authority", n.assigned, n.key)
 		}
 	}
 	return p, nil
@@ -826,29 +826,30 @@ func keyOwnerOf(auths []Authority, key string) (Authority, bool) {
 	return best, bestLen >= 0
 }
 
-// otherKeyOwner finds an authority other than a that owns names equivalent
-// to n: one whose prefix the key lies under as written, or, when no prefix
-// of a's covers the key by a's namespace rules, one whose prefixes do.
-// CreateAuthority refuses prefixes that overlap this way (PrefixesOverlap);
-// stores from before it did may still hold such pairs.
-func otherKeyOwner(auths []Authority, a Authority, n nameForms) (Authority, bool) {
+// otherKeyOwner reports whether an authority other than a owns names
+// equivalent to n: one whose prefix the key lies under as written, or,
+// when no prefix of a's covers the key by a's namespace rules, one whose
+// prefixes do. CreateAuthority refuses prefixes that overlap this way
+// (PrefixesOverlap); stores from before it did may still hold such pairs.
+func otherKeyOwner(auths []Authority, a Authority, n nameForms) bool {
 	if n.key != n.canonical {
 		if b, ok := ownerOf(auths, n.key); ok && b.ID != a.ID {
-			return b, true
+			return true
 		}
 	}
 	for _, p := range a.Prefixes {
 		if strings.HasPrefix(n.key, p) {
-			return Authority{}, false
+			return false
 		}
-		if _, ok := underKeyPrefix(n.key, p); ok && sameNamespace(n.key, p) {
-			return Authority{}, false
+		if !sameNamespace(n.key, p) {
+			continue
+		}
+		if _, ok := underKeyPrefix(n.key, p); ok {
+			return false
 		}
 	}
-	if b, ok := keyOwnerOf(auths, n.key); ok && b.ID != a.ID {
-		return b, true
-	}
-	return Authority{}, false
+	b, ok := keyOwnerOf(auths, n.key)
+	return ok && b.ID != a.ID
 }
 
 // sameNamespace reports whether the key and the canonical prefix p share
