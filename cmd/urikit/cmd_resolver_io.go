@@ -510,6 +510,10 @@ func checkWithdrawal(it recordio.Item) error {
 	}
 	if it.Successor != "" {
 		if _, err := uri.Parse(it.Successor); err != nil {
+			var ue *uri.Error
+			if errors.As(err, &ue) {
+				return fmt.Errorf("successor: not an absolute URI: %s (at byte %d)", ue.Reason, ue.Offset)
+			}
 			return fmt.Errorf("successor: not an absolute URI: %v", err)
 		}
 		for _, name := range append([]string{it.URN}, it.Aliases...) {
@@ -953,7 +957,9 @@ func (l *localSink) write(ctx context.Context, items []recordio.Item, prep any) 
 			out[i].err = err
 			continue
 		}
-		out[i].err, out[i].withdrawn = nil, true
+		// Counted as withdrawn by this import only when it was live:
+		// a record found withdrawn as the file says is already there.
+		out[i].err, out[i].withdrawn = nil, res[i].Err == nil
 	}
 	return out, nil
 }
@@ -1026,6 +1032,7 @@ func (r *remoteSink) one(ctx context.Context, it recordio.Item) (itemResult, err
 	if it.Status != resolver.Withdrawn {
 		return res, err
 	}
+	live := err == nil // put: the record is live until the withdrawal below
 	if err != nil {
 		if resolver.KindOf(err) != resolver.KindConflict {
 			return res, err
@@ -1039,7 +1046,7 @@ func (r *remoteSink) one(ctx context.Context, it recordio.Item) (itemResult, err
 		_, err = r.c.Withdraw(ctx, it.URN, it.Reason, it.Successor)
 		return err
 	})
-	res.withdrawn = err == nil
+	res.withdrawn = err == nil && live
 	return res, err
 }
 
