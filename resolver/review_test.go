@@ -533,6 +533,8 @@ func TestMessagesSayWhatIsWrong(t *testing.T) {
 	for _, c := range []struct{ typ, want string }{
 		{"text plain", `locations[1].type: "text plain" is not a media type: the type is not followed by "/" and a subtype (a media type is type/subtype, such as text/html)`},
 		{"text/", `locations[1].type: "text/" is not a media type: no subtype follows the "/" (a media type is type/subtype, such as text/html)`},
+		{"text", `locations[1].type: "text" is not a media type: the type is not followed by "/" and a subtype (a media type is type/subtype, such as text/html)`},
+		{"text; q=1", `locations[1].type: "text; q=1" is not a media type: the type is not followed by "/" and a subtype (a media type is type/subtype, such as text/html)`},
 		{"/html", `locations[1].type: "/html" is not a media type: it does not begin with a type (a media type is type/subtype, such as text/html)`},
 		{"text/html x", `locations[1].type: "text/html x" is not a media type: something other than a parameter (";name=value") follows the subtype`},
 		{"text/html; charset", `locations[1].type: "text/html; charset" is not a media type: a parameter is not name=value (after ";")`},

@@ -587,8 +587,14 @@ func (s *Service) checkInput(u urn.URN, in RecordInput) (Record, []string, error
 			if len(l.Type) > maxLabelBytes {
 				return Record{}, nil, invalid(field+".type", maxLabelBytes, "a media type has at most %d bytes", maxLabelBytes)
 			}
-			if _, _, err := mime.ParseMediaType(l.Type); err != nil {
+			mt, _, err := mime.ParseMediaType(l.Type)
+			if err != nil {
 				return Record{}, nil, invalid(field+".type", -1, "%s is not a media type: %s", errtext.Excerpt(l.Type, 0, 64), mediaTypeFault(err))
+			}
+			// ParseMediaType also reads Content-Disposition values, which
+			// have no subtype; a media type has one (RFC 9110 §8.3.1).
+			if !strings.Contains(mt, "/") {
+				return Record{}, nil, invalid(field+".type", -1, "%s is not a media type: %s", errtext.Excerpt(l.Type, 0, 64), mediaTypeFault(errors.New("mime: expected slash after first token")))
 			}
 			if i := strings.IndexByte(l.Type, 0); i >= 0 {
 				return Record{}, nil, invalid(field+".type", i, "not a media type: NUL in a parameter")
