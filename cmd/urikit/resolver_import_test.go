@@ -720,3 +720,54 @@ func TestImportWrongToken(t *testing.T) {
 		}
 	}
 }
+
+// A record whose last row's label runs over several lines (a quoted line
+// break, RFC 4180 §2) ends on the label's last line: a stop after it
+// resumes after that line, and a change to any of its lines is a change
+// before the stop, never a correction that would be skipped.
+func TestImportResumeAfterMultiLineLabel(t *testing.T) {
+	hermetic(t)
+	in := filepath.Join(t.TempDir(), "in.csv")
+	rows := []string{
+		"urn,url,type,label",
+		`urn:example:x,https://a.example/,,"multi`,
+		`line label"`,
+		`urn:example:y,https://b.example/,,"broken`,
+		"urn:example:z,https://c.example/,,ok",
+	}
+	write := func() {
+		t.Helper()
+		if err := os.WriteFile(in, []byte(strings.Join(rows, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write()
+	d := newDataDir(t)
+	imp := []string{"import", in, "--data", d}
+	_, errs := cli(t, exitInvalid, imp...)
+	if !strings.Contains(errs, "goes on from line 4 (") || !strings.Contains(errs, "lines 1 to 3 must stay as they are") {
+		t.Fatalf("the stop:\n%s", errs)
+	}
+	st, err := os.ReadFile(in + stateSuffix)
+	if m := stateLineRE.FindSubmatch(st); err != nil || m == nil || string(m[1]) != "3" {
+		t.Fatalf("state file: %s %v", st, err)
+	}
+	// Line 3, x's label, changed with the correction: not taken for one.
+	rows[2] = `CHANGED label"`
+	rows[3] = "urn:example:y,https://b.example/,,fixed"
+	write()
+	if _, errs := cli(t, exitInvalid, imp...); !strings.Contains(errs, "is left from another version of the file") {
+		t.Fatalf("a change to the record before the stop:\n%s", errs)
+	}
+	// The correction alone resumes after x.
+	rows[2] = `line label"`
+	write()
+	out, errs := cli(t, exitOK, imp...)
+	if !strings.Contains(errs, "resuming after line 3") || !strings.Contains(out, "imported 3 records") || !strings.Contains(out, "3 created") {
+		t.Fatalf("rerun after the correction:\n%s\n%s", out, errs)
+	}
+	out, _ = cli(t, exitOK, "lookup", "urn:example:x", "--data", d)
+	if !strings.Contains(out, "multi\\nline label") && !strings.Contains(out, "multi\nline label") {
+		t.Fatalf("x: %s", out)
+	}
+}

@@ -126,6 +126,8 @@ type Reader struct {
 	ncols   int
 	pending []string // the first row of the next record
 	pendAt  int
+	pendEnd int   // the last line of the pending row
+	rowEnd  int   // the last line of the row readRow read last
 	pendErr error // why that row is bad, when it is
 	started bool
 	eof     bool
@@ -328,6 +330,14 @@ func (r *Reader) readRow() ([]string, int, error) {
 		return nil, 0, err
 	}
 	line, _ := r.csv.FieldPos(0)
+	// The row ends where its last field does: a quoted field may hold line
+	// breaks, and a record's EndLine must cover them all (an import
+	// resumes after it, and checks the lines up to it unchanged).
+	r.rowEnd = line
+	if n := len(row); n > 0 {
+		start, _ := r.csv.FieldPos(n - 1)
+		r.rowEnd = start + strings.Count(row[n-1], "\n") // a quoted CRLF reads as "\n"
+	}
 	if r.cols != nil {
 		// A quote closed only on a later line reads the lines between as
 		// one field. A URN, a URL or a media type never holds a line
@@ -376,12 +386,12 @@ func (r *Reader) nextCSV() (Item, error) {
 	// Collect the consecutive rows of one URN.
 	var it Item
 	var bad error
-	take := func(row []string, line int, rowErr error) {
+	take := func(row []string, line, end int, rowErr error) {
 		if it.URN == "" {
 			it = Item{Line: line, Status: resolver.Active}
 			it.URN = field(row, r.cols["urn"])
 		}
-		it.EndLine = line
+		it.EndLine = max(line, end)
 		if rowErr != nil && bad == nil {
 			bad = rowErr
 		}
@@ -395,7 +405,7 @@ func (r *Reader) nextCSV() (Item, error) {
 		it.Locations = append(it.Locations, loc)
 	}
 	if r.pending != nil {
-		row, line, rowErr := r.pending, r.pendAt, r.pendErr
+		row, line, end, rowErr := r.pending, r.pendAt, r.pendEnd, r.pendErr
 		r.pending, r.pendErr = nil, nil
 		if field(row, r.cols["urn"]) == "" {
 			if rowErr != nil {
@@ -403,7 +413,7 @@ func (r *Reader) nextCSV() (Item, error) {
 			}
 			return Item{}, &RowError{line, errors.New("empty urn")}
 		}
-		take(row, line, rowErr)
+		take(row, line, end, rowErr)
 	}
 	for !r.eof {
 		row, line, err := r.readRow()
@@ -446,10 +456,10 @@ func (r *Reader) nextCSV() (Item, error) {
 			return Item{}, &RowError{line, errors.New("empty urn")}
 		}
 		if it.URN != "" && !sameName(field(row, r.cols["urn"]), it.URN) {
-			r.pending, r.pendAt, r.pendErr = row, line, rowErr
+			r.pending, r.pendAt, r.pendEnd, r.pendErr = row, line, r.rowEnd, rowErr
 			break
 		}
-		take(row, line, rowErr)
+		take(row, line, r.rowEnd, rowErr)
 	}
 	if it.URN == "" {
 		return Item{}, io.EOF
