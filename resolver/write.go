@@ -1097,14 +1097,16 @@ func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, succe
 		if rec.AuthorityID != p.AuthorityID {
 			return errorf(KindForbidden, "%s belongs to another naming authority", rec.URN)
 		}
+		// The request's content is checked before the conditions, here
+		// as in Put (whose checkInput runs before its transaction): a
+		// successor naming the record itself is 400 whatever If-Match
+		// says. It needs the record's aliases, so it is checked here.
+		if namesRecord(rec, successor) {
+			return invalid("successor", -1, "%s names %s itself (its name or an alias, by the equivalence lookups use): a successor is another resource", successor, rec.URN)
+		}
 		// After 404, 409 and 403, which take precedence (RFC 9110 §13.2.1).
 		if err := checkPreconditions(pre, u.AssignedName(), &rec); err != nil {
 			return err
-		}
-		// Needs the record's aliases, so checked here, after the
-		// preconditions (evaluated before the request content).
-		if namesRecord(rec, successor) {
-			return invalid("successor", -1, "%s names %s itself (its name or an alias, by the equivalence lookups use): a successor is another resource", successor, rec.URN)
 		}
 		if rec.Status == Withdrawn {
 			if rec.Reason == reason && rec.Successor == successor {

@@ -44,9 +44,17 @@ func (r Rules) KeyPrefixes(prefix string) []string {
 	if !known || !can {
 		return out
 	}
+	// A prefix that stops inside a percent-encoding ("%C" of "%CA") is
+	// normalized up to it: the rules keep a percent-encoding whole (its
+	// hex digits upper case, RFC 8141 §3.1), so what is left of it follows
+	// as it is; a fold must not take its "C" for a letter.
+	body, tail := nss, ""
+	if i := strings.LastIndexByte(nss, '%'); i >= 0 && len(nss)-i < 3 {
+		body, tail = nss[:i], nss[i:]
+	}
 	head := prefix[:len(prefix)-len(nss)]
-	for _, k := range pn.NormalizePrefix(nss) {
-		if k != nss && !contains(out, head+k) {
+	for _, k := range pn.NormalizePrefix(body) {
+		if k += tail; k != nss && !contains(out, head+k) {
 			out = append(out, head+k)
 		}
 	}

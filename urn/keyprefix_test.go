@@ -13,7 +13,7 @@ var keyPrefixNames = []string{
 	"urn:isbn:0-395-36341-2", // a bad check digit: not an ISBN-10, so hyphens go and nothing else
 	"urn:isbn:-", "urn:issn:0317-8471", "urn:issn:1050-124x", "urn:issn:12-34",
 	"urn:NBN:De:Bvb:19-146642", "urn:nbn:FI:att:abc-123", "urn:nbn:DE", "urn:nbn:de%41:x-1",
-	"urn:IETF:RFC:2141", "urn:ietf:Id:Draft-Ietf-URN-X", "urn:iso:STD:ISO:9999:-1:ed-1:V2:en",
+	"urn:IETF:RFC:2141", "urn:ietf:Id:Draft-Ietf-URN-X", "urn:iso:STD:ISO:9999:-1:ed-1:V2:en", "urn:iso:STD:ISO:%CA", "urn:ietf:params:%c3%a9",
 	"urn:uuid:F81D4FAE-7DEC-11D0-A765-00A0C91E6BF6", "urn:oid:1.3.6.1", "urn:example:AbC", "urn:foo:Bar%2f",
 }
 
@@ -26,10 +26,7 @@ func checkKeyPrefixes(t *testing.T, name string) {
 	}
 	c, key := u.CanonicalString(), u.Key()
 	for i := len("urn:") + len(u.NID()) + 1; i <= len(c); i++ {
-		if c[i-1] == '%' || (i >= 2 && c[i-2] == '%') {
-			continue // a prefix never ends inside a percent-encoding
-		}
-		kps := KeyPrefixes(c[:i])
+		kps := KeyPrefixes(c[:i]) // inside a percent-encoding too
 		if kps[0] != c[:i] {
 			t.Fatalf("KeyPrefixes(%q) = %q: the first is not the prefix itself", c[:i], kps)
 		}
@@ -63,6 +60,8 @@ func TestKeyPrefixes(t *testing.T) {
 		{"urn:example:A", []string{"urn:example:A"}},
 		{"urn:oid:1.3", []string{"urn:oid:1.3"}},
 		{"urn:foo:", []string{"urn:foo:"}},
+		{"urn:iso:STD:ISO:%C", []string{"urn:iso:STD:ISO:%C", "urn:iso:std:iso:%C"}}, // the key of urn:iso:STD:ISO:%CA keeps "%CA"
+		{"urn:ietf:PARAMS:%", []string{"urn:ietf:PARAMS:%", "urn:ietf:params:%"}},
 	} {
 		if got := KeyPrefixes(tc.prefix); !slices.Equal(got, tc.want) {
 			t.Errorf("KeyPrefixes(%q) = %q, want %q", tc.prefix, got, tc.want)

@@ -307,12 +307,17 @@ func (c *Client) GetETag(ctx context.Context, name string) (resolver.Record, str
 // which is how maintainers' read-edit-write cycles keep each other's
 // changes; "" is no condition. A false condition is a *resolver.Error of
 // KindPrecondition whose ETag is the record's current one. PutIf also
-// returns the record's ETag after the write.
+// returns the record's ETag after the write, that of the record the
+// answer holds, which a GET then gives too (the answer to a PUT carries
+// no ETag: RFC 9110 §9.3.4).
 func (c *Client) PutIf(ctx context.Context, name string, in resolver.RecordInput, ifMatch string) (resolver.Record, bool, string, error) {
 	var r resolver.Record
 	f := ifMatchFields(ifMatch)
 	status, err := c.doFields(ctx, http.MethodPut, "/api/v1/names/"+NameSegment(name), f, in, &r)
-	return r, status == http.StatusCreated, f.got.Get("ETag"), withETag(err, f)
+	if err != nil {
+		return r, false, "", withETag(err, f)
+	}
+	return r, status == http.StatusCreated, r.ETag(), nil
 }
 
 // WithdrawIf is Withdraw on condition, as PutIf is Put.
@@ -321,7 +326,10 @@ func (c *Client) WithdrawIf(ctx context.Context, name, reason, successor, ifMatc
 	f := ifMatchFields(ifMatch)
 	_, err := c.doFields(ctx, http.MethodPost, "/api/v1/names/"+NameSegment(name)+"/withdraw", f,
 		map[string]string{"reason": reason, "successor": successor}, &r)
-	return r, f.got.Get("ETag"), withETag(err, f)
+	if err != nil {
+		return r, "", withETag(err, f)
+	}
+	return r, r.ETag(), nil
 }
 
 func ifMatchFields(ifMatch string) *fields {
@@ -343,14 +351,25 @@ func withETag(err error, f *fields) error {
 
 // HistoryEntry is one entry of a record's history as the API shows it.
 type HistoryEntry struct {
-	Seq     int64           `json:"seq"`
-	Time    time.Time       `json:"time"`
-	Action  string          `json:"action"`
-	Subject string          `json:"subject"`
-	Actor   string          `json:"actor"`
-	Data    json.RawMessage `json:"data"`
-	Prev    []byte          `json:"prev"`
-	Hash    []byte          `json:"hash"`
+	Seq       int64           `json:"seq"`
+	Time      time.Time       `json:"time"`
+	Action    string          `json:"action"`
+	Subject   string          `json:"subject"`
+	Actor     string          `json:"actor"`
+	Authority int64           `json:"authority"`
+	Record    int64           `json:"record"`
+	Data      json.RawMessage `json:"data"`
+	Prev      []byte          `json:"prev"`
+	Hash      []byte          `json:"hash"`
+}
+
+// Sound reports whether the entry's hash is that of its fields and Prev
+// (resolver.ChainHash, as docs/httpapi.md gives it): an entry that is not
+// was changed after it was written.
+func (e HistoryEntry) Sound() bool {
+	want := resolver.ChainHash(e.Prev, resolver.Entry{Seq: e.Seq, Time: e.Time, Action: resolver.Action(e.Action), Subject: e.Subject,
+		RecordID: e.Record, AuthorityID: e.Authority, Actor: e.Actor, Data: e.Data})
+	return bytes.Equal(want, e.Hash)
 }
 
 // History returns a record's history, oldest first.

@@ -82,6 +82,18 @@ func TestClient(t *testing.T) {
 	if err != nil || len(h) != 2 || h[0].Action != string(resolver.ActionNameCreate) || h[1].Action != string(resolver.ActionNameWithdraw) {
 		t.Fatalf("History: %+v %v", h, err)
 	}
+	// Each entry's hash is that of what the API shows of it.
+	for _, e := range h {
+		if !e.Sound() || e.Record == 0 || e.Authority != a.ID {
+			t.Fatalf("entry %d: sound %v, record %d, authority %d", e.Seq, e.Sound(), e.Record, e.Authority)
+		}
+		changed := e
+		changed.Data = []byte(strings.Replace(string(e.Data), "replaced", "REPLACED", 1))
+		changed.Record++
+		if changed.Sound() {
+			t.Fatalf("entry %d with another record id and data is still sound", e.Seq)
+		}
+	}
 	if _, _, err := m.Put(ctx, name, resolver.RecordInput{Locations: []resolver.Location{{URL: "http://example.org/2"}}}); kindOf(err) != resolver.KindConflict {
 		t.Fatalf("reusing a withdrawn name: %v", err)
 	}

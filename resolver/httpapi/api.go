@@ -396,7 +396,10 @@ func (h *handler) putName(c *apiCall) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	setETag(c.rw, rec)
+	// No ETag: a successful PUT must not send a validator when the
+	// resource does not store the request's content as sent (RFC 9110
+	// §9.3.4), and this one stores a record it made from it. The body is
+	// the record as a GET shows it; a GET or HEAD gives its ETag.
 	if created {
 		return answer{status: http.StatusCreated, location: "/api/v1/names/" + segment(rec.URN), body: rec}, nil
 	}
@@ -510,7 +513,8 @@ func (h *handler) withdrawName(c *apiCall) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	setETag(c.rw, rec)
+	// No ETag either (see putName): the answer of a POST to …/withdraw
+	// is not a representation of the resource it was posted to.
 	return answer{status: http.StatusOK, body: rec}, nil
 }
 
