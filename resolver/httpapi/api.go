@@ -273,11 +273,7 @@ func (h *handler) addToken(c *apiCall) (answer, error) {
 // answer to addToken points (Location): the token's id, label and times,
 // never its secret; for the admin and the authority's maintainers.
 func (h *handler) getToken(c *apiCall) (answer, error) {
-	id, err := c.pathID("id")
-	if err != nil {
-		return answer{}, err
-	}
-	tid, err := c.pathID("token")
+	id, tid, err := c.tokenPath()
 	if err != nil {
 		return answer{}, err
 	}
@@ -293,13 +289,19 @@ func (h *handler) getToken(c *apiCall) (answer, error) {
 	return answer{}, &resolver.Error{Kind: resolver.KindNotFound, Message: fmt.Sprintf("authority %d has no token %d", id, tid), Offset: -1}
 }
 
+// tokenPath reads the authority's and the token's ids of
+// /api/v1/authorities/{id}/tokens/{token}.
+func (c *apiCall) tokenPath() (id, token int64, err error) {
+	if id, err = c.pathID("id"); err != nil {
+		return 0, 0, err
+	}
+	token, err = c.pathID("token")
+	return id, token, err
+}
+
 // revokeToken is DELETE /api/v1/authorities/{id}/tokens/{token}.
 func (h *handler) revokeToken(c *apiCall) (answer, error) {
-	id, err := c.pathID("id")
-	if err != nil {
-		return answer{}, err
-	}
-	tid, err := c.pathID("token")
+	id, tid, err := c.tokenPath()
 	if err != nil {
 		return answer{}, err
 	}
