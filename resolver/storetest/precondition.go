@@ -16,10 +16,7 @@ import (
 func testPreconditions(t *testing.T, b Backend) {
 	e := newEnv(t, b)
 	c := ctx(t)
-	s2store := e.store
-	if b.Again != nil {
-		s2store = b.Again(t, e.store)
-	}
+	s2store := secondHandle(t, b, e.store)
 	svcs := []*resolver.Service{e.svc, resolver.New(s2store, resolver.Options{AdminToken: adminToken, Clock: e.clock.Now})}
 	const name = "urn:example:a-cond"
 	rec, _ := e.put(e.a, name, input("http://x/0"))

@@ -437,16 +437,21 @@ func testWithdraw(t *testing.T, b Backend) {
 	}
 }
 
+// secondHandle returns a second handle on st's database when the backend
+// has one (Backend.Again), so that a second Service stands for another
+// process; else st itself.
+func secondHandle(t *testing.T, b Backend, st resolver.Store) resolver.Store {
+	if b.Again != nil {
+		return b.Again(t, st)
+	}
+	return st
+}
+
 func testRace(t *testing.T, b Backend) {
 	e := newEnv(t, b)
 	c := ctx(t)
-	// Two services stand for two processes; with a backend that has a
-	// second handle, the second service uses it.
-	s2store := e.store
-	if b.Again != nil {
-		s2store = b.Again(t, e.store)
-	}
-	svcs := []*resolver.Service{e.svc, resolver.New(s2store, resolver.Options{AdminToken: adminToken})}
+	// Two services stand for two processes.
+	svcs := []*resolver.Service{e.svc, resolver.New(secondHandle(t, b, e.store), resolver.Options{AdminToken: adminToken})}
 	spellings := []string{"urn:isbn:9780395363416", "urn:ISBN:0-395-36341-1", "URN:isbn:978-0-395-36341-6", "urn:isbn:0395363411"}
 	for round := range 5 {
 		var created atomic.Int32
@@ -583,10 +588,7 @@ func testAsOf(t *testing.T, b Backend) {
 func testClockBackwards(t *testing.T, b Backend) {
 	e := newEnv(t, b)
 	c := ctx(t)
-	other := e.store
-	if b.Again != nil {
-		other = b.Again(t, e.store)
-	}
+	other := secondHandle(t, b, e.store)
 	behind := &clock{t: t0.Add(-time.Hour)}
 	svc2 := resolver.New(other, resolver.Options{AdminToken: adminToken, Clock: behind.Now})
 
