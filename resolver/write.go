@@ -1045,8 +1045,9 @@ func appendRecord(ctx context.Context, tx Tx, p Principal, action Action, rec Re
 // Withdraw withdraws the record of name for ever: it answers 410 Gone from
 // now on, pointing at successor when one is given, and its name and aliases
 // are never given to another record. Withdrawing a withdrawn record again
-// with the same reason and successor changes nothing. Every precondition
-// in pre must hold for the record, as for Put.
+// replaces its reason and successor (a history entry records the change),
+// and changes nothing when they are the same. Every precondition in pre
+// must hold for the record, as for Put.
 func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, successor string, pre ...Precondition) (Record, error) {
 	u, err := parseAssignedName("urn", name)
 	if err != nil {
@@ -1108,12 +1109,15 @@ func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, succe
 		if err := checkPreconditions(pre, u.AssignedName(), &rec); err != nil {
 			return err
 		}
-		if rec.Status == Withdrawn {
-			if rec.Reason == reason && rec.Successor == successor {
-				out = rec
-				return nil
-			}
-			return conflict(rec, "%s is already withdrawn", rec.URN)
+		// Withdrawing a withdrawn record again restates its notice: the
+		// same reason and successor change nothing (a retried request);
+		// others replace them. A successor is often known only after the
+		// withdrawal, and a mistyped one must be correctable: the name
+		// still answers 410 and is never reused, and the history keeps
+		// every notice it had.
+		if rec.Status == Withdrawn && rec.Reason == reason && rec.Successor == successor {
+			out = rec
+			return nil
 		}
 		now, err := s.stamp(ctx, tx)
 		if err != nil {

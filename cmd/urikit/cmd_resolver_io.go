@@ -949,7 +949,8 @@ func (l *localSink) write(ctx context.Context, items []recordio.Item, prep any) 
 			continue
 		}
 		// Put (or found withdrawn by an earlier run): withdraw, which
-		// changes nothing when it is already withdrawn as the file says.
+		// changes nothing when it is already withdrawn as the file says,
+		// and gives it the file's reason and successor when they differ.
 		if _, err := l.svc.Withdraw(ctx, resolver.Operator, it.URN, it.Reason, it.Successor); err != nil {
 			if fatalKind(err) {
 				return nil, err

@@ -110,8 +110,9 @@ func runWithdraw(args []string, s *stdio) int {
 	fs := newFlags("withdraw", "withdraw URN [--reason R] [--successor URI]",
 		"Withdraws the record of URN for good: the name answers 410 Gone from now on\n"+
 			"(with a Link to the successor, when one is named) and is never given to\n"+
-			"another record. Withdrawing again with the same reason and successor\n"+
-			"changes nothing.\n"+targetHelp, s)
+			"another record. Withdrawing a withdrawn name again replaces its reason\n"+
+			"and successor (a successor named later, or corrected; the history keeps\n"+
+			"both), and changes nothing when they are the same.\n"+targetHelp, s)
 	t := addTarget(fs)
 	reason := fs.String("reason", "", "why the name is withdrawn, for people")
 	successor := fs.String("successor", "", "the URI (often a URN) of what replaces it")

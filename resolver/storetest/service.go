@@ -422,8 +422,51 @@ func testWithdraw(t *testing.T, b Backend) {
 	if _, err := e.svc.Withdraw(c, e.a, "urn:example:a1", "merged", "urn:example:a2"); err != nil {
 		t.Fatalf("repeating a withdrawal: %v", err)
 	}
-	_, err = e.svc.Withdraw(c, e.a, "urn:example:a1", "other reason", "")
-	wantKind(t, "withdraw again differently", err, resolver.KindConflict, "urn:example:a1")
+	if h := e.history("urn:example:a1"); len(h) != 2 {
+		t.Fatalf("a repeated withdrawal wrote history: %+v", h)
+	}
+	// Withdrawing again restates the notice: the successor named later,
+	// corrected, or dropped; every notice stays in the history.
+	notices := []struct{ reason, successor string }{
+		{"merged", "urn:example:a4"},
+		{"duplicate record", "urn:example:a4"},
+		{"", ""},
+		{"merged", "https://example.org/a2"},
+	}
+	for _, n := range notices {
+		w, err := e.svc.Withdraw(c, e.a, "urn:example:a-alias", n.reason, n.successor)
+		if err == nil {
+			t.Fatalf("withdraw through an alias: %+v", w)
+		}
+		w, err = e.svc.Withdraw(c, e.a, "URN:EXAMPLE:a1", n.reason, n.successor)
+		if err != nil || w.Status != resolver.Withdrawn || w.Reason != n.reason || w.Successor != n.successor || w.URN != "urn:example:a1" {
+			t.Fatalf("restate the notice as %+v: %+v %v", n, w, err)
+		}
+		got, err := e.lookup("urn:example:a-alias")
+		if err != nil || got.Status != resolver.Withdrawn || got.Reason != n.reason || got.Successor != n.successor {
+			t.Fatalf("after restating the notice as %+v, the alias finds %+v %v", n, got, err)
+		}
+	}
+	_, err = e.svc.Withdraw(c, e.a, "urn:example:a1", "", "urn:example:a-alias")
+	wantKind(t, "a restated notice naming the record itself", err, resolver.KindInvalid)
+	_, err = e.svc.Withdraw(c, e.b, "urn:example:a1", "taken over", "urn:example:b9")
+	wantKind(t, "another authority restates the notice", err, resolver.KindForbidden)
+	h := e.history("urn:example:a1")
+	if len(h) != 2+len(notices) {
+		t.Fatalf("history after restating the notice %d times: %d entries", len(notices), len(h))
+	}
+	for i, n := range notices {
+		var r resolver.Record
+		en := h[2+i]
+		if en.Action != resolver.ActionNameWithdraw || json.Unmarshal(en.Data, &r) != nil || r.Reason != n.reason || r.Successor != n.successor || r.Status != resolver.Withdrawn {
+			t.Fatalf("history entry %d: %s %s", 2+i, en.Action, en.Data)
+		}
+		// The name as it stood then carried that notice.
+		then, _, err := e.svc.LookupAsOf(c, urn.MustParse("urn:example:a1"), en.Time)
+		if err != nil || then.Reason != n.reason || then.Successor != n.successor {
+			t.Fatalf("as of entry %d: %+v %v", 2+i, then, err)
+		}
+	}
 	_, _, err = e.svc.Put(c, e.a, "urn:Example:a1", input("http://new/"))
 	wantKind(t, "reuse of a withdrawn name", err, resolver.KindConflict, "urn:example:a1")
 	in2 := input("http://new/")
@@ -432,7 +475,7 @@ func testWithdraw(t *testing.T, b Backend) {
 	wantKind(t, "reuse of a withdrawn record's alias", err, resolver.KindConflict, "urn:example:a1")
 	_, err = e.svc.Withdraw(c, e.a, "urn:example:a9", "", "")
 	wantKind(t, "withdraw unknown", err, resolver.KindNotFound)
-	if h := e.history("urn:example:a1"); len(h) != 2 || h[1].Action != resolver.ActionNameWithdraw {
+	if h[1].Action != resolver.ActionNameWithdraw {
 		t.Fatalf("history: %+v", h)
 	}
 }

@@ -283,14 +283,43 @@ func TestBrowserMaintainer(t *testing.T) {
 	if h := textOf(t, ctx, ".badge.gone"); h != "Withdrawn" {
 		t.Errorf("badge %q", h)
 	}
-	if eval[bool](t, ctx, `document.getElementById('maintain') !== null`) {
-		t.Error("a withdrawn name offers maintenance")
+	if eval[bool](t, ctx, `document.getElementById('editor') !== null || document.getElementById('withdraw') !== null`) {
+		t.Error("a withdrawn name offers the editor or a withdrawal")
 	}
 	if r := recordOf(t, fx.svc, name); r.Status != resolver.Withdrawn || r.Reason != "replaced by the corrected edition" {
 		t.Errorf("stored %+v", r)
 	}
 	screenshot(t, ctx, "5-withdrawn")
 	accessible(t, ctx, "5-withdrawn")
+
+	// ---- The successor was mistyped: it restates the notice. The token
+	// is still in this tab, so the form shows, filled with the notice.
+	waitJS(t, ctx, "the notice form", `!document.getElementById('notice').hidden`)
+	if v := eval[string](t, ctx, `document.getElementById('nt-successor').value`); v != "urn:isbn:9780395363416" {
+		t.Errorf("the notice form starts with successor %q", v)
+	}
+	eval[string](t, ctx, `document.getElementById('nt-successor').value = ''`)
+	step(t, ctx, "correct the successor", chromedp.SendKeys(chromedp.CSS("#nt-successor"), "urn:isbn:9780261102385"))
+	if st := load(t, ctx, "restate the notice", chromedp.Click(chromedp.CSS("#nt-submit"))); st != 410 {
+		t.Fatalf("after restating the notice: %d", st)
+	}
+	gone = textOf(t, ctx, ".gone-box")
+	if !strings.Contains(gone, "urn:isbn:9780261102385") || strings.Contains(gone, "urn:isbn:9780395363416") || !strings.Contains(gone, "replaced by the corrected edition") {
+		t.Errorf("410 page after restating the notice: %q", gone)
+	}
+	if h := textOf(t, ctx, ".history tbody tr:last-child"); !strings.Contains(h, "withdrawal notice restated") || !strings.Contains(h, "urn:isbn:9780261102385") {
+		t.Errorf("last history row %q", h)
+	}
+	// The box gives the time of the withdrawal, not of the restatement.
+	if w, at := eval[string](t, ctx, `document.querySelector('.gone-box time').getAttribute('datetime')`),
+		eval[string](t, ctx, `document.querySelector('.history tbody tr:nth-last-child(2) time').getAttribute('datetime')`); w != at {
+		t.Errorf("the notice says withdrawn at %s; the withdrawal's history row says %s", w, at)
+	}
+	if r := recordOf(t, fx.svc, name); r.Status != resolver.Withdrawn || r.Successor != "urn:isbn:9780261102385" {
+		t.Errorf("stored after restating the notice: %+v", r)
+	}
+	screenshot(t, ctx, "6-notice-restated")
+	accessible(t, ctx, "6-notice-restated")
 
 	// A name with a "/" and a "%" goes to the API as one segment.
 	odd := "urn:example:dir/file%20name"

@@ -178,6 +178,9 @@ type recordView struct {
 	Authority int64
 	Created   time.Time
 	Updated   time.Time
+	// WithdrawnAt is when the name was withdrawn: its notice may have
+	// been restated since (Updated), which is not the withdrawal.
+	WithdrawnAt time.Time
 }
 
 func recordViewOf(r resolver.Record) recordView {
@@ -261,16 +264,51 @@ type entryView struct {
 // record each entry stored.
 func historyView(h []resolver.Entry) []entryView {
 	out := make([]entryView, 0, len(h))
+	var prev resolver.Action
 	for _, e := range h {
 		full := hex.EncodeToString(e.Hash)
 		short := full
 		if len(short) > 12 {
 			short = short[:12]
 		}
-		out = append(out, entryView{Seq: e.Seq, Time: e.Time, Action: actionText(e.Action), Actor: e.Actor,
+		action := actionText(e.Action)
+		if e.Action == resolver.ActionNameWithdraw && prev == resolver.ActionNameWithdraw {
+			action = "withdrawal notice restated"
+		}
+		out = append(out, entryView{Seq: e.Seq, Time: e.Time, Action: action, Actor: e.Actor,
 			Hash: short, Full: full, Summary: summary(e)})
+		if isRecordChange(e.Action) {
+			prev = e.Action
+		}
 	}
 	return out
+}
+
+// withdrawnAt returns the time of the entry that withdrew the record: the
+// first of the withdrawals at the end of its history (the later ones
+// restated the notice). Zero when the history does not end withdrawn.
+func withdrawnAt(h []resolver.Entry) time.Time {
+	var at time.Time
+	for _, e := range h {
+		switch {
+		case !isRecordChange(e.Action):
+		case e.Action != resolver.ActionNameWithdraw:
+			at = time.Time{}
+		case at.IsZero():
+			at = e.Time
+		}
+	}
+	return at
+}
+
+// isRecordChange reports whether an entry of a record's history changed
+// the record (rather than, say, migrated its keys).
+func isRecordChange(a resolver.Action) bool {
+	switch a {
+	case resolver.ActionNameCreate, resolver.ActionNameUpdate, resolver.ActionNameWithdraw:
+		return true
+	}
+	return false
 }
 
 func actionText(a resolver.Action) string {

@@ -278,6 +278,9 @@ func (h *handler) serveName(w http.ResponseWriter, r *http.Request, name string)
 	d.Alias = rec.Key != u.Key()
 	d.Equiv = !d.Alias && u.AssignedName() != rec.URN
 	d.History = historyView(hist)
+	if rec.Status == resolver.Withdrawn {
+		d.Record.WithdrawnAt = withdrawnAt(hist)
+	}
 	d.Title = rec.URN
 	status := http.StatusOK
 	if rec.Status == resolver.Withdrawn {

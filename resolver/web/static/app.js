@@ -277,13 +277,40 @@
     return { show: function () { form.hidden = false; }, hide: function () { form.hidden = true; } };
   }
 
+  // Notice restates a withdrawn name's notice: the same call as a
+  // withdrawal, on a name that stays withdrawn.
+  function Notice(section) {
+    var form = section.querySelector('#notice');
+    if (!form) { return null; }
+    var result = form.querySelector('#nt-result');
+    var submit = form.querySelector('#nt-submit');
+    form.addEventListener('submit', function (ev) {
+      ev.preventDefault();
+      result.hidden = true;
+      var name = section.getAttribute('data-urn');
+      var b = JSON.stringify({
+        reason: form.querySelector('#nt-reason').value.trim(),
+        successor: form.querySelector('#nt-successor').value.trim()
+      });
+      submit.disabled = true;
+      call('POST', name, '/withdraw', b, true).then(function (res) {
+        submit.disabled = false;
+        if (!res.ok) { showProblem(result, res.status, res.problem); return; }
+        flash('Saved the withdrawal notice of ' + name + '.');
+        window.location.assign(section.getAttribute('data-page') || pageURL(name));
+      });
+    });
+    return { show: function () { form.hidden = false; }, hide: function () { form.hidden = true; } };
+  }
+
   function initMaintain(section) {
     var tokenForm = section.querySelector('#token-form');
     var tokenInput = section.querySelector('#token');
     var state = section.querySelector('#token-state');
     var stateText = section.querySelector('#token-text');
-    var editor = new Editor(section);
-    var withdraw = Withdraw(section);
+    // A withdrawn name's section has the notice form and no editor.
+    var forms = [Withdraw(section), Notice(section)].filter(Boolean);
+    if (section.querySelector('#editor')) { forms.unshift(new Editor(section)); }
 
     function update() {
       var t = getToken();
@@ -291,11 +318,9 @@
       state.hidden = !t;
       if (t) {
         stateText.textContent = 'Using the token ending in …' + t.slice(-4) + ' (this tab only).';
-        editor.show();
-        if (withdraw) { withdraw.show(); }
+        forms.forEach(function (f) { f.show(); });
       } else {
-        editor.hide();
-        if (withdraw) { withdraw.hide(); }
+        forms.forEach(function (f) { f.hide(); });
       }
     }
     tokenForm.addEventListener('submit', function (ev) {
