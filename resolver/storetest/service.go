@@ -478,6 +478,11 @@ func testWithdraw(t *testing.T, b Backend) {
 	if h[1].Action != resolver.ActionNameWithdraw {
 		t.Fatalf("history: %+v", h)
 	}
+	// The history of restated notices is sound, and the store agrees
+	// with its last entry.
+	if _, err := e.svc.Verify(c, nil); err != nil {
+		t.Fatalf("Verify: %v", err)
+	}
 }
 
 // secondHandle returns a second handle on st's database when the backend
