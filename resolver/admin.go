@@ -305,6 +305,36 @@ func (s *Service) AddRule(ctx context.Context, p Principal, prefix, target strin
 	if err := requireAdmin(p); err != nil {
 		return Rule{}, err
 	}
+	c, err := NewRule(prefix, target)
+	if err != nil {
+		return Rule{}, err
+	}
+	var r Rule
+	err = s.store.Update(ctx, func(tx Tx) error {
+		now, err := s.stamp(ctx, tx)
+		if err != nil {
+			return err
+		}
+		r = Rule{Prefix: c.Prefix, Target: c.Target, Created: now}
+		if err := tx.InsertRule(ctx, &r); errors.Is(err, ErrKeyTaken) {
+			return errorf(KindConflict, "there is already a rule for %s", c.Prefix)
+		} else if err != nil {
+			return err
+		}
+		data, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		return tx.Append(ctx, &Entry{Time: now, Action: ActionRuleAdd, Subject: "rule:" + strconv.FormatInt(r.ID, 10), Actor: p.Actor(), Data: data})
+	})
+	return r, storeError(err)
+}
+
+// NewRule checks a delegation rule as AddRule does, without storing it:
+// its prefix in canonical form (CanonicalPrefix) and its target, the other
+// resolver's base URL over http or https, without query or fragment. The
+// rule has no ID. A dry run of a rule change uses it.
+func NewRule(prefix, target string) (Rule, error) {
 	c, err := CanonicalPrefix(prefix)
 	if err != nil {
 		return Rule{}, err
@@ -332,25 +362,7 @@ func (s *Service) AddRule(ctx context.Context, p Principal, prefix, target strin
 		// would end: it could not be kept.
 		return Rule{}, invalid("target", strings.IndexByte(target, '#'), "a resolver's base URL has no fragment")
 	}
-	var r Rule
-	err = s.store.Update(ctx, func(tx Tx) error {
-		now, err := s.stamp(ctx, tx)
-		if err != nil {
-			return err
-		}
-		r = Rule{Prefix: c, Target: target, Created: now}
-		if err := tx.InsertRule(ctx, &r); errors.Is(err, ErrKeyTaken) {
-			return errorf(KindConflict, "there is already a rule for %s", c)
-		} else if err != nil {
-			return err
-		}
-		data, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		return tx.Append(ctx, &Entry{Time: now, Action: ActionRuleAdd, Subject: "rule:" + strconv.FormatInt(r.ID, 10), Actor: p.Actor(), Data: data})
-	})
-	return r, storeError(err)
+	return Rule{Prefix: c, Target: target}, nil
 }
 
 // RemoveRule deletes a delegation rule. Admin only.

@@ -192,6 +192,11 @@ subcommands:
                       in canonical form) and the redirect it gives, or that
                       none does; exit status 1 when none does
 
+add and remove take --dry-run: the change is checked as the server would
+check it and written nowhere; the rules it meets are listed, and each name
+given with --try URN (repeat) or --try-file FILE (one a line) is shown with
+where it goes now and where it would go after the change.
+
 A name's own record comes before every rule. Rules are managed with the
 admin token. Options: --server URL --token TOKEN, or --data DIR, or --db DSN
 (see 'urikit register --help'). Exit status: 0 done, 1 refused, 2 usage.
@@ -204,7 +209,8 @@ func runRules(args []string, s *stdio) int {
 	}
 	sub := args[0]
 	synopsis := map[string]string{
-		"add": "rules add PREFIX TARGET", "list": "rules list", "remove": "rules remove ID",
+		"add":  "rules add PREFIX TARGET [--dry-run [--try URN]... [--try-file FILE] [--service I2L]]",
+		"list": "rules list", "remove": "rules remove ID [--dry-run [--try URN]... [--try-file FILE] [--service I2L]]",
 		"test": "rules test URN [--service I2L]",
 	}
 	switch sub {
@@ -220,12 +226,23 @@ func runRules(args []string, s *stdio) int {
 	fs := newFlags(cmd, synopsis[sub], strings.TrimPrefix(rulesUsage, "usage: urikit rules SUBCOMMAND [options] ARG...\n\n")+targetHelp, s)
 	t := addTarget(fs)
 	service := "I2L"
-	if sub == "test" {
+	var dryRun bool
+	var tries stringList
+	var tryFile string
+	if sub == "add" || sub == "remove" {
+		fs.BoolVar(&dryRun, "dry-run", false, "check the change and show what it would do to the names of --try and --try-file; write nothing")
+		fs.Var(&tries, "try", "with --dry-run: a name to show before and after the change (repeat)")
+		fs.StringVar(&tryFile, "try-file", "", "with --dry-run: a file of names to show before and after the change, one a line")
+	}
+	if sub == "test" || sub == "add" || sub == "remove" {
 		fs.StringVar(&service, "service", "I2L", "the resolution service whose redirect to show (I2L, I2Ls, N2C, ...)")
 	}
 	pos, st := parseArgs(fs, args[1:], s)
 	if st >= 0 {
 		return st
+	}
+	if !dryRun && (len(tries) > 0 || tryFile != "" || flagSet(fs, "service") && sub != "test") {
+		return usageErr(s, cmd, "--try, --try-file and --service go with --dry-run")
 	}
 	want := map[string]int{"add": 2, "list": 0, "remove": 1, "test": 1}[sub]
 	if len(pos) != want {
@@ -240,6 +257,9 @@ func runRules(args []string, s *stdio) int {
 		if id, ok = parseID(s, cmd, "ID", pos[0]); !ok {
 			return exitUsage
 		}
+	}
+	if dryRun {
+		return rulesDryRunCmd(s, cmd, t, sub, pos, id, tries, tryFile, service)
 	}
 	return withDir(s, cmd, t, sub == "add", func(ctx context.Context, d directory) int {
 		switch sub {

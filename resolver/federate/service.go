@@ -45,6 +45,13 @@ func (s svc) is(name string) bool {
 
 // lookupService finds the service named name, by either of its names,
 // ignoring case.
+// CheckService reports whether name is a resolution service that rules
+// hand on (ByRules' service), and if not, why.
+func CheckService(name string) error {
+	_, err := lookupService(name)
+	return err
+}
+
 func lookupService(name string) (svc, error) {
 	for _, s := range delegable {
 		if s.is(name) {

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/federate"
+)
+
+// A dry run of a rule change: `urikit rules add PREFIX TARGET --dry-run`
+// or `urikit rules remove ID --dry-run` checks the change as the server
+// would (the rule's form, a rule already there for the prefix, an unknown
+// ID), says which rules it meets, and shows for each name given with
+// --try or --try-file where it goes now and where it would go after the
+// change, by the server's own function (federate.ByRules). Nothing is
+// written. Rules kept as web-server configuration have no such check,
+// and a change is first tested in production (RESOLVERS.md).
+
+// ruleChange is the change a dry run tries.
+type ruleChange struct {
+	add    *resolver.Rule // the rule added (no ID yet), or nil
+	remove int64          // the ID of the rule removed, or 0
+}
+
+// rulesDryRunCmd runs `rules add|remove … --dry-run` on the command
+// line's arguments (pos: PREFIX TARGET, or the ID already parsed).
+func rulesDryRunCmd(s *stdio, cmd string, t *target, sub string, pos []string, id int64, tries []string, tryFile, service string) int {
+	names, err := readTries(tries, tryFile)
+	if err != nil {
+		return usageErr(s, cmd, "--try-file: %v", err)
+	}
+	if err := federate.CheckService(service); err != nil {
+		return usageErr(s, cmd, "--service: %v", err)
+	}
+	change := ruleChange{remove: id}
+	if sub == "add" {
+		r, err := resolver.NewRule(pos[0], pos[1])
+		if err != nil {
+			return fail(s, cmd, t, err)
+		}
+		change.add = &r
+	}
+	return withDir(s, cmd, t, false, func(ctx context.Context, d directory) int {
+		return rulesDryRun(ctx, s, cmd, t, d, change, names, service)
+	})
+}
+
+// rulesDryRun prints what change would do to the names of tries and
+// returns the exit status: 0 when the change would be accepted, 1 when the
+// server would refuse it or a name is not a URN.
+func rulesDryRun(ctx context.Context, s *stdio, cmd string, t *target, d directory, change ruleChange, tries []string, service string) int {
+	before, err := d.Rules(ctx)
+	if err != nil {
+		return fail(s, cmd, t, err)
+	}
+	after, status := changedRules(s, cmd, t, before, change)
+	if after == nil {
+		return status
+	}
+	for _, line := range meetings(before, change) {
+		fmt.Fprintln(s.out, line)
+	}
+	changed, bad := 0, 0
+	for _, name := range tries {
+		now, err := destination(ctx, d, before, name, service)
+		if err == nil {
+			var then string
+			if then, err = destination(ctx, d, after, name, service); err == nil {
+				if now == then {
+					fmt.Fprintf(s.out, "same      %s: %s\n", name, now)
+				} else {
+					changed++
+					fmt.Fprintf(s.out, "changes   %s: %s\n          after: %s\n", name, now, then)
+				}
+				continue
+			}
+		}
+		if resolver.KindOf(err) != resolver.KindInvalid {
+			return fail(s, cmd, t, err)
+		}
+		bad++
+		fmt.Fprintf(s.out, "not a URN %s: %v\n", name, err)
+	}
+	what := "the change would be accepted"
+	if change.add != nil {
+		what = "the rule would be accepted"
+	}
+	fmt.Fprintf(s.out, "dry run: %s; %s of %d would go elsewhere", what, plural(changed, "name", "names"), len(tries)-bad)
+	if bad > 0 {
+		fmt.Fprintf(s.out, "; %s not a URN", plural(bad, "argument is", "arguments are"))
+	}
+	fmt.Fprintln(s.out, "; nothing was written")
+	if bad > 0 {
+		return exitInvalid
+	}
+	return exitOK
+}
+
+// changedRules returns the rules after change, or nil and the exit status
+// when the server would refuse it, with the reason printed as the server
+// gives it.
+func changedRules(s *stdio, cmd string, t *target, rules []resolver.Rule, change ruleChange) ([]resolver.Rule, int) {
+	after := slices.Clone(rules)
+	if change.add != nil {
+		if i := slices.IndexFunc(rules, func(r resolver.Rule) bool { return r.Prefix == change.add.Prefix }); i >= 0 {
+			return nil, fail(s, cmd, t, &resolver.Error{Kind: resolver.KindConflict, Offset: -1,
+				Message: fmt.Sprintf("there is already a rule for %s: rule %d → %s (remove it first)", rules[i].Prefix, rules[i].ID, rules[i].Target)})
+		}
+		return append(after, *change.add), exitOK
+	}
+	i := slices.IndexFunc(rules, func(r resolver.Rule) bool { return r.ID == change.remove })
+	if i < 0 {
+		return nil, fail(s, cmd, t, &resolver.Error{Kind: resolver.KindNotFound, Offset: -1, Message: fmt.Sprintf("no rule %d", change.remove)})
+	}
+	return slices.Delete(after, i, i+1), exitOK
+}
+
+// meetings says which rules' prefixes lie under or over the prefix of the
+// rule added or removed: the names between them change hands.
+func meetings(rules []resolver.Rule, change ruleChange) []string {
+	var p string
+	var lines []string
+	if change.add != nil {
+		p = change.add.Prefix
+		lines = append(lines, fmt.Sprintf("new rule: %s → %s", p, change.add.Target))
+	} else {
+		for _, r := range rules {
+			if r.ID == change.remove {
+				p = r.Prefix
+				lines = append(lines, fmt.Sprintf("rule %d removed: %s → %s", r.ID, r.Prefix, r.Target))
+			}
+		}
+	}
+	for _, r := range rules {
+		switch {
+		case r.ID == change.remove:
+		case strings.HasPrefix(p, r.Prefix) && change.add != nil:
+			lines = append(lines, fmt.Sprintf("  under rule %d (%s → %s): the names under %s go to %s instead", r.ID, r.Prefix, r.Target, p, change.add.Target))
+		case strings.HasPrefix(p, r.Prefix):
+			lines = append(lines, fmt.Sprintf("  under rule %d (%s → %s): the names under %s go there instead", r.ID, r.Prefix, r.Target, p))
+		case strings.HasPrefix(r.Prefix, p):
+			lines = append(lines, fmt.Sprintf("  over rule %d (%s → %s), which keeps the names under its prefix", r.ID, r.Prefix, r.Target))
+		}
+	}
+	return lines
+}
+
+// destination says where name goes under rules: its own record here, a
+// reserved alias, the redirect of the rule it takes, or nowhere. The
+// answers before and after a change are compared as strings.
+func destination(ctx context.Context, d directory, rules []resolver.Rule, name, service string) (string, error) {
+	u, err := resolver.ParseName("urn", name)
+	if err != nil {
+		return "", err
+	}
+	if rec, err := d.Get(ctx, name); err == nil {
+		return "its own record here (" + rec.URN + "), answered before any rule", nil
+	} else if errors.Is(err, resolver.ErrReserved) {
+		return "reserved here (an alias a record dropped): 404, never handed on", nil
+	} else if resolver.KindOf(err) != resolver.KindNotFound {
+		return "", err
+	}
+	hops, _, err := federate.Hops(u)
+	if err != nil {
+		return "", err
+	}
+	if hops >= federate.DefaultHopLimit {
+		return fmt.Sprintf("508 Loop Detected (handed on %d times already)", hops), nil
+	}
+	ref, ok, err := federate.ByRules(rules, u, service, hops+1)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "no rule: 404", nil
+	}
+	rule := "the new rule"
+	if ref.Rule.ID != 0 {
+		rule = fmt.Sprintf("rule %d", ref.Rule.ID)
+	}
+	return fmt.Sprintf("%s (%s) → %s", rule, ref.Rule.Prefix, ref.URL), nil
+}
+
+// readTries returns the names of --try and of the file of --try-file (one
+// a line; blank lines and lines starting with # skipped).
+func readTries(tries []string, file string) ([]string, error) {
+	if file == "" {
+		return tries, nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		tries = append(tries, line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return tries, nil
+}
