@@ -60,6 +60,21 @@ type Entry struct {
 	Hash        []byte // ChainHash(Prev, this entry)
 }
 
+// Public reports whether anyone may read the entry's Data: a change to a
+// record (the record as it stood, which the names API shows anyway) or a
+// migration's counts. The entries about authorities, tokens, delegation
+// rules and the admin token hold what only the admin may read through the
+// API; the public log shows them without Data, so that a reader can still
+// follow the chain's links across them.
+func (e Entry) Public() bool {
+	switch e.Action {
+	case ActionNameCreate, ActionNameUpdate, ActionNameWithdraw,
+		ActionKeysMigrate, ActionLocationsMigrate, ActionLocationsRekey:
+		return true
+	}
+	return false
+}
+
 // ChainHash is the hash that links e to the entry before it: SHA-256 over a
 // fixed, length-prefixed encoding of every field of e but Hash, ending with
 // prev. Any change to a stored entry, or to the order of entries, changes

@@ -1,14 +1,18 @@
 package httpapi
 
-// Listing the whole directory, for the admin's tools: urikit export and
-// urikit duplicates against a running server. Both are paged by a cursor
-// (the last ID or location key of a page), so that a directory of any size
-// is read in bounded pieces and a page costs one index range scan.
+// Listing the whole directory: the records and the shared locations for
+// the admin's tools (urikit export and urikit duplicates against a running
+// server), and the public log of the history for anyone (urikit log). All
+// are paged by a cursor (the last ID, location key or Seq of a page), so
+// that a directory of any size is read in bounded pieces and a page costs
+// one index range scan.
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/urikit/urikit/resolver"
 )
@@ -23,6 +27,7 @@ func (h *handler) listingRoutes() []route {
 	return []route{
 		{method: "GET", pattern: "/api/v1/names", serve: h.api(h.listNames)},
 		{method: "GET", pattern: "/api/v1/duplicates", serve: h.api(h.listDuplicates)},
+		{method: "GET", pattern: "/api/v1/log", serve: h.publicAPI(h.listLog)},
 	}
 }
 
@@ -54,6 +59,12 @@ func (c *apiCall) adminRead(what string) (q url.Values, limit int, err error) {
 	if !c.p.Admin {
 		return nil, 0, newProblem(http.StatusForbidden, ptForbidden, "only the admin token may list "+what)
 	}
+	return c.pageQuery()
+}
+
+// pageQuery parses the query of a listing: its values, and the page size
+// limit= asks for (DefaultPageSize when absent).
+func (c *apiCall) pageQuery() (q url.Values, limit int, err error) {
 	q, err = url.ParseQuery(c.r.URL.RawQuery)
 	if err != nil {
 		return nil, 0, newProblem(http.StatusBadRequest, ptInvalid, "the query is not well-formed: "+err.Error()).at("query", -1)
@@ -70,6 +81,21 @@ func (c *apiCall) adminRead(what string) (q url.Values, limit int, err error) {
 	return q, limit, nil
 }
 
+// afterSeq reads the cursor after= of a listing by number (0 when
+// absent).
+func afterSeq(q url.Values) (int64, error) {
+	v := q.Get("after")
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, newProblem(http.StatusBadRequest, ptInvalid,
+			"after must be the next cursor of a previous page (a non-negative integer), not "+strconv.Quote(truncate(v, 32))).at("after", -1)
+	}
+	return n, nil
+}
+
 // listNames is GET /api/v1/names?after=ID&limit=N (admin): the records,
 // withdrawn ones too, in ID order (the order they were created in, but
 // for records created at the same time: see client.Records).
@@ -78,14 +104,9 @@ func (h *handler) listNames(c *apiCall) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	var after int64
-	if v := q.Get("after"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			return answer{}, newProblem(http.StatusBadRequest, ptInvalid,
-				"after must be the next cursor of a previous page (a non-negative integer), not "+strconv.Quote(truncate(v, 32))).at("after", -1)
-		}
-		after = n
+	after, err := afterSeq(q)
+	if err != nil {
+		return answer{}, err
 	}
 	ctx, err := c.readContext()
 	if err != nil {
@@ -125,6 +146,85 @@ func (h *handler) listDuplicates(c *apiCall) (answer, error) {
 	}
 	if len(ds) == limit {
 		next := ds[len(ds)-1].Key
+		page.Next = &next
+	}
+	return answer{status: http.StatusOK, body: page}, nil
+}
+
+// logEntry is an entry of the public log: the entry's JSON form (see
+// resolver.Entry.MarshalJSON), with Data left out and Withheld set for
+// the entries only the admin may read (resolver.Entry.Public).
+type logEntry struct {
+	Seq       int64           `json:"seq"`
+	Time      time.Time       `json:"time"`
+	Action    resolver.Action `json:"action"`
+	Subject   string          `json:"subject"`
+	Actor     string          `json:"actor"`
+	Authority int64           `json:"authority,omitempty"`
+	Record    int64           `json:"record,omitempty"`
+	Data      json.RawMessage `json:"data,omitempty"`
+	Withheld  bool            `json:"withheld,omitempty"`
+	Prev      []byte          `json:"prev,omitempty"`
+	Hash      []byte          `json:"hash"`
+}
+
+// logHead is the history's last entry, by its number and hash.
+type logHead struct {
+	Seq  int64  `json:"seq"`
+	Hash []byte `json:"hash,omitempty"`
+}
+
+// logPage is the answer of GET /api/v1/log.
+type logPage struct {
+	Entries []logEntry `json:"entries"`
+	// Next is the cursor of the next page (this page's last Seq), absent
+	// on the last page.
+	Next *int64 `json:"next,omitempty"`
+	// Head is the history's last entry, read after the page: a reader
+	// that keeps it can later check that the log still leads to it.
+	Head logHead `json:"head"`
+}
+
+// listLog is GET /api/v1/log?after=SEQ&limit=N (anyone): the directory's
+// whole history in Seq order, the entries about records in full and the
+// others without their data, with the chain's head. Every entry's link
+// (prev is the hash of the entry before) can be checked, and the hash of
+// every entry shown in full recomputed: a rewritten history shows, as
+// docs/httpapi.md explains.
+func (h *handler) listLog(c *apiCall) (answer, error) {
+	q, limit, err := c.pageQuery()
+	if err != nil {
+		return answer{}, err
+	}
+	after, err := afterSeq(q)
+	if err != nil {
+		return answer{}, err
+	}
+	ctx, err := c.readContext()
+	if err != nil {
+		return answer{}, err
+	}
+	entries, err := h.svc.Store().Log(ctx, after, limit)
+	if err != nil {
+		return answer{}, err
+	}
+	head, err := h.svc.Store().Head(ctx)
+	if err != nil {
+		return answer{}, err
+	}
+	page := logPage{Entries: make([]logEntry, len(entries)), Head: logHead{Seq: head.Seq, Hash: head.Hash}}
+	for i, e := range entries {
+		le := logEntry{Seq: e.Seq, Time: e.Time.UTC(), Action: e.Action, Subject: e.Subject, Actor: e.Actor,
+			Authority: e.AuthorityID, Record: e.RecordID, Prev: e.Prev, Hash: e.Hash}
+		if e.Public() {
+			le.Data = e.Data
+		} else {
+			le.Withheld = true
+		}
+		page.Entries[i] = le
+	}
+	if len(entries) == limit {
+		next := entries[len(entries)-1].Seq
 		page.Next = &next
 	}
 	return answer{status: http.StatusOK, body: page}, nil

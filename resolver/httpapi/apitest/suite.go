@@ -53,6 +53,7 @@ func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
 		{"NameSegments", testNameSegments},
 		{"NameWritesTakeNoQuery", testNameWritesTakeNoQuery},
 		{"WithdrawAndHistory", testWithdrawAndHistory},
+		{"PublicLog", testPublicLog},
 		{"WithdrawSuccessorItself", testWithdrawSuccessorItself},
 		{"Conditional", testConditional},
 		{"ConditionalRace", testConditionalRace},
@@ -1676,6 +1677,99 @@ func testGoClient(t *testing.T, ns func(*testing.T) resolver.Store) {
 	e.Down.Store(true)
 	if _, err := m.Get(ctx, "urn:example:never"); resolver.KindOf(err) != resolver.KindUnavailable {
 		t.Fatalf("store down: %v", err)
+	}
+}
+
+// testPublicLog: GET /api/v1/log gives anyone the whole history, a page
+// at a time. A reader follows every link, recomputes the hash of every
+// entry shown in full (by the doc's recipe), finds the head where the
+// last page ends, and never sees what only the admin may read.
+func testPublicLog(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	_, mtok := f.Authority("Films", "urn:example-films:")
+	f.Do("POST", "/api/v1/authorities/"+strconv.FormatInt(f.booksID, 10)+"/tokens", `{"label":"second maintainer"}`, auth(f.books)...).Want(t, 201)
+	f.Do("POST", "/api/v1/rules", `{"prefix":"urn:nbn:fi:","target":"https://resolver.example/"}`, auth(AdminToken)...).Want(t, 201)
+	f.Put(mtok, "urn:example-films:1", loc("https://example.org/film/1")).Want(t, 201)
+	f.Do("POST", "/api/v1/names/urn:example-films:1/withdraw", `{"reason":"lost","successor":"urn:example-films:2"}`, auth(mtok)...).Want(t, 200)
+
+	type logEntry struct {
+		entryFields
+		Withheld bool `json:"withheld"`
+	}
+	var all []logEntry
+	var head struct {
+		Seq  int64  `json:"seq"`
+		Hash []byte `json:"hash"`
+	}
+	after, pages := "", 0
+	for {
+		// Anyone: no token.
+		r := f.Do("GET", "/api/v1/log?limit=3"+after, "").Want(t, 200)
+		for _, secret := range []string{f.books, mtok, AdminToken} {
+			if strings.Contains(r.Body, secret) {
+				t.Fatalf("the log shows a token: %s", r.Body)
+			}
+		}
+		var page struct {
+			Entries []logEntry `json:"entries"`
+			Next    *int64     `json:"next"`
+			Head    struct {
+				Seq  int64  `json:"seq"`
+				Hash []byte `json:"hash"`
+			} `json:"head"`
+		}
+		r.JSON(t, &page)
+		all = append(all, page.Entries...)
+		head = page.Head
+		pages++
+		if page.Next == nil {
+			break
+		}
+		if len(page.Entries) != 3 || *page.Next != page.Entries[2].Seq {
+			t.Fatalf("page %d: %d entries, next %d: %s", pages, len(page.Entries), *page.Next, r.Body)
+		}
+		after = "&after=" + strconv.FormatInt(*page.Next, 10)
+	}
+	if pages < 3 {
+		t.Fatalf("%d entries in %d pages", len(all), pages)
+	}
+	actions := map[string]int{}
+	for i, e := range all {
+		actions[e.Action]++
+		if e.Seq != int64(i+1) {
+			t.Fatalf("entry %d has seq %d", i+1, e.Seq)
+		}
+		if i > 0 && !bytes.Equal(e.Prev, all[i-1].Hash) {
+			t.Fatalf("entry %d does not link to %d", e.Seq, all[i-1].Seq)
+		}
+		public := strings.HasPrefix(e.Action, "name.")
+		switch {
+		case public && (e.Withheld || len(e.Data) == 0):
+			t.Fatalf("entry %d (%s) withheld", e.Seq, e.Action)
+		case public:
+			if got := docChainHash(e.entryFields); !bytes.Equal(got, e.Hash) {
+				t.Fatalf("entry %d: hash %x, recomputed %x", e.Seq, e.Hash, got)
+			}
+		case !e.Withheld || len(e.Data) != 0:
+			t.Fatalf("entry %d (%s) shows its data: %s", e.Seq, e.Action, e.Data)
+		}
+	}
+	for _, a := range []string{"authority.create", "token.create", "rule.add", "name.create", "name.withdraw"} {
+		if actions[a] == 0 {
+			t.Fatalf("no %s in the log: %v", a, actions)
+		}
+	}
+	last := all[len(all)-1]
+	if head.Seq != last.Seq || !bytes.Equal(head.Hash, last.Hash) {
+		t.Fatalf("head %d %x, last entry %d %x", head.Seq, head.Hash, last.Seq, last.Hash)
+	}
+	// Past the end: no entries, the head still.
+	r := f.Do("GET", "/api/v1/log?after="+strconv.FormatInt(last.Seq, 10), "").Want(t, 200)
+	if !strings.HasPrefix(r.Body, `{"entries":[],"head":{"seq":`+strconv.FormatInt(last.Seq, 10)) {
+		t.Fatalf("after the last entry: %s", r.Body)
+	}
+	for _, q := range []string{"after=-1", "after=x", "limit=0", "limit=10001", "limit=%zz"} {
+		f.Do("GET", "/api/v1/log?"+q, "").Want(t, 400).Problem(t)
 	}
 }
 

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/urikit/urikit/resolver/client"
+)
+
+func init() {
+	register(command{name: "log", summary: "read a resolver's public history and check its hash chain, as any reader can", run: runLog})
+}
+
+// logHeads is --head SEQ:HASH, repeated: heads kept from earlier walks.
+type logHeads []client.LogHead
+
+func (h *logHeads) String() string {
+	parts := make([]string, len(*h))
+	for i, x := range *h {
+		parts[i] = formatHead(x)
+	}
+	return strings.Join(parts, " ")
+}
+
+func (h *logHeads) Set(v string) error {
+	seq, hash, ok := strings.Cut(v, ":")
+	n, err := strconv.ParseInt(seq, 10, 64)
+	if !ok || err != nil || n < 1 {
+		return fmt.Errorf("%q is not SEQ:HASH (an entry's number, a colon and its hash in base64, as urikit log prints them)", v)
+	}
+	b, err := base64.StdEncoding.DecodeString(hash)
+	if err != nil || len(b) == 0 {
+		return fmt.Errorf("%q: the hash after the colon is not base64", v)
+	}
+	*h = append(*h, client.LogHead{Seq: n, Hash: b})
+	return nil
+}
+
+func formatHead(h client.LogHead) string {
+	return strconv.FormatInt(h.Seq, 10) + ":" + base64.StdEncoding.EncodeToString(h.Hash)
+}
+
+// maxLogRounds bounds the walks after the last page: a directory written
+// to all the time moves its head while the walk reads, and each round
+// reads what came meanwhile.
+const maxLogRounds = 100
+
+func runLog(args []string, s *stdio) int {
+	fs := newFlags("log", "log --server URL [--head SEQ:HASH]... [--json]",
+		"Reads a running resolver's public history (GET /api/v1/log) from its first\n"+
+			"entry to its head, as any reader can (no token), and checks it: entries\n"+
+			"numbered without gaps, each linked to the one before by its hash, and the\n"+
+			"hash of every entry shown with its data recomputed. Entries about\n"+
+			"authorities, tokens and rules come without their data: their links are\n"+
+			"checked, their hashes cannot be. It prints the head, SEQ:HASH; keep it, and\n"+
+			"give it with --head on a later run, which then also checks that the\n"+
+			"history still leads to it: a history rewritten before it would not.\n"+
+			"On a data directory, 'urikit verify' checks more (the records too).\n\n"+
+			"Options: --server URL (or "+envServer+").\n"+
+			"Exit status: 0 the chain holds, 1 it does not or the server failed, 2 usage error.\n", s)
+	server := fs.String("server", "", "a running urikit serve's base URL, e.g. https://resolver.example (or "+envServer+")")
+	var heads logHeads
+	fs.Var(&heads, "head", "SEQ:HASH of a head printed by an earlier run: the log must still lead to it (repeat)")
+	asJSON := fs.Bool("json", false, "also print every entry, one JSON object a line, to standard output (the summary goes to standard error)")
+	pos, st := parseArgs(fs, args, s)
+	if st >= 0 {
+		return st
+	}
+	if len(pos) > 0 {
+		return usageErr(s, "log", "unexpected argument %q", pos[0])
+	}
+	if *server == "" {
+		*server = os.Getenv(envServer)
+	}
+	if *server == "" {
+		return usageErr(s, "log", "give the server with --server URL (or %s); on a data directory, use urikit verify", envServer)
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	c := client.New(*server, "")
+	check := client.NewLogChecker(heads...)
+	summary := s.out
+	if *asJSON {
+		summary = s.err
+	}
+	enc := json.NewEncoder(s.out)
+	var head client.LogHead
+	for rounds := 0; ; {
+		page, err := c.Log(ctx, check.Last().Seq, 0)
+		if err != nil {
+			return fail(s, "log", nil, err)
+		}
+		for _, e := range page.Entries {
+			if err := check.Check(e); err != nil {
+				fmt.Fprintf(s.err, "urikit log: %s: %v\n", *server, err)
+				return exitInvalid
+			}
+			if *asJSON {
+				if err := enc.Encode(e); err != nil {
+					return fail(s, "log", nil, err)
+				}
+			}
+		}
+		head = page.Head
+		if page.Next != nil {
+			continue
+		}
+		if check.Last().Seq < head.Seq && rounds < maxLogRounds {
+			rounds++ // entries written while the walk read
+			continue
+		}
+		break
+	}
+	if err := check.Finish(head); err != nil {
+		fmt.Fprintf(s.err, "urikit log: %s: %v\n", *server, err)
+		return exitInvalid
+	}
+	fmt.Fprintf(summary, "%s: %s checked (%s without data): every link holds", *server,
+		plural(int(check.Entries), "entry", "entries"), plural(int(check.Withheld), "entry", "entries"))
+	if len(heads) > 0 {
+		fmt.Fprintf(summary, ", and the log still leads to the %s kept", plural(len(heads), "head", "heads"))
+	}
+	fmt.Fprintf(summary, "\nhead: %s\n", formatHead(head))
+	return exitOK
+}
