@@ -23,6 +23,12 @@ func TestHTTPDate(t *testing.T) {
 			t.Errorf("%q: %v, want no date", v, got)
 		}
 	}
+	// An rfc850-date's two-digit year as §5.6.7 reads it, not as Go's
+	// parse does (1970): 2070 is less than 50 years ahead.
+	y2070 := time.Date(2070, 1, 1, 0, 0, 0, 0, time.UTC)
+	if got := httpDate(http.Header{"If-Modified-Since": {y2070.Format(rfc850Date)}}, "If-Modified-Since"); got == nil || !got.Equal(y2070) {
+		t.Errorf("%s: %v, want %v", y2070.Format(rfc850Date), got, y2070)
+	}
 	two := http.Header{"If-Modified-Since": {"Sun, 06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 GMT"}}
 	if got := httpDate(two, "If-Modified-Since"); got != nil {
 		t.Errorf("two field lines: %v, want no date", got)
