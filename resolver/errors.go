@@ -3,6 +3,7 @@ package resolver
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Kind classifies a Service error for its callers: the HTTP layer maps each
@@ -37,7 +38,10 @@ type Error struct {
 	Offset  int    // byte offset of a syntax error within Field's value, or -1
 	Record  string // for KindConflict: the name of the record in the way
 	ETag    string // for KindPrecondition: the current record's ETag, "" when there is none
-	Err     error  // the underlying error, if any
+	// LastModified is, for KindPrecondition, the current record's
+	// (Record.LastModified); zero when there is none.
+	LastModified time.Time
+	Err          error // the underlying error, if any
 }
 
 func (e *Error) Error() string {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // ETag returns the record's entity tag (RFC 9110 §8.8.3): a strong
@@ -31,12 +32,23 @@ func (r Record) ETag() string {
 	return `"` + base64.RawURLEncoding.EncodeToString(sum[:]) + `"`
 }
 
+// LastModified returns the record's last modification date as the
+// Last-Modified header carries it (RFC 9110 §8.8.2): its Updated, to the
+// second, since an HTTP-date has no finer precision. It is a weak
+// validator where ETag is a strong one: two changes within one second
+// share it (§8.8.2.2), which is why If-Match, when sent, decides instead
+// of If-Unmodified-Since (§13.1.4).
+func (r Record) LastModified() time.Time {
+	return r.Updated.UTC().Truncate(time.Second)
+}
+
 // Precondition is what a conditional write requires of the record that
 // the name currently has (RFC 9110 §13.1.1 If-Match, §13.1.2
-// If-None-Match). Put and Withdraw evaluate it in the write's own store
-// transaction, against the record read there, so that of two writers that
-// read the same state and both require it, one writes and the other gets
-// KindPrecondition: a read-edit-write cycle loses no one's change.
+// If-None-Match, §13.1.4 If-Unmodified-Since). Put and Withdraw evaluate
+// it in the write's own store transaction, against the record read there,
+// so that of two writers that read the same state and both require it,
+// one writes and the other gets KindPrecondition: a read-edit-write cycle
+// loses no one's change.
 //
 // Each list holds entity-tags as a client sends them (`"x"`, `W/"x"`), or
 // the single "*". nil means the header was not sent; an empty list that
@@ -50,12 +62,21 @@ type Precondition struct {
 	// is none of these by weak comparison, or, with "*", when the name has
 	// no current record (create only).
 	IfNoneMatch []string
+	// IfUnmodifiedSince: the write happens only when the current record's
+	// LastModified is not after this time. nil means the header was not
+	// sent or was not a valid HTTP-date, which RFC 9110 §13.1.4 says to
+	// ignore. It is ignored, too, when IfMatch is not nil (the more
+	// accurate condition replaces it, §13.1.4) and when the name has no
+	// current record, which has no modification date: a PUT that creates
+	// a record is not prevented by it (§13.1.4, §13.2.2 step 2).
+	IfUnmodifiedSince *time.Time
 }
 
 // Failed returns the name of the header whose condition is false for
 // current (nil when the name has no current record): "If-Match",
-// "If-None-Match", or "" when both hold. If-Match is evaluated first
-// (RFC 9110 §13.2.2). A GET answers a false If-None-Match with 304, a
+// "If-Unmodified-Since", "If-None-Match", or "" when all hold. They are
+// evaluated in the order of RFC 9110 §13.2.2 (steps 1 to 3), the first
+// false one deciding. A GET answers a false If-None-Match with 304, a
 // write with 412.
 func (pc Precondition) Failed(current *Record) string {
 	etag := ""
@@ -64,6 +85,10 @@ func (pc Precondition) Failed(current *Record) string {
 	}
 	if pc.IfMatch != nil && !matchesAny(pc.IfMatch, current != nil, etag, true) {
 		return "If-Match"
+	}
+	if pc.IfMatch == nil && pc.IfUnmodifiedSince != nil && current != nil &&
+		current.LastModified().After(*pc.IfUnmodifiedSince) {
+		return "If-Unmodified-Since"
 	}
 	if pc.IfNoneMatch != nil && matchesAny(pc.IfNoneMatch, current != nil, etag, false) {
 		return "If-None-Match"
@@ -97,7 +122,7 @@ func matchesAny(tags []string, exists bool, etag string, strong bool) bool {
 
 // Check returns nil when pc holds for current (nil when name has no
 // current record), else a KindPrecondition error whose Field is the header
-// that is false and whose ETag is current's.
+// that is false and whose ETag and LastModified are current's.
 func (pc Precondition) Check(name string, current *Record) error {
 	header := pc.Failed(current)
 	if header == "" {
@@ -107,14 +132,23 @@ func (pc Precondition) Check(name string, current *Record) error {
 	e.Field = header
 	if current != nil {
 		e.ETag = current.ETag()
-		if header == "If-Match" {
+		e.LastModified = current.LastModified()
+		switch header {
+		case "If-Match":
 			e.Message = fmt.Sprintf("the current entity-tag of %s is %s, none of those given", name, e.ETag)
-		} else {
+		case "If-Unmodified-Since":
+			e.Message = fmt.Sprintf("%s was modified at %s, after %s (entity-tag %s)", name,
+				e.LastModified.Format(httpDate), pc.IfUnmodifiedSince.UTC().Format(httpDate), e.ETag)
+		default:
 			e.Message = fmt.Sprintf("%s has a record already (entity-tag %s)", name, e.ETag)
 		}
 	}
 	return e
 }
+
+// httpDate is the IMF-fixdate form of an HTTP-date (RFC 9110 §5.6.7),
+// net/http's TimeFormat, which this package does not import.
+const httpDate = "Mon, 02 Jan 2006 15:04:05 GMT"
 
 // checkPreconditions checks each of pre in a write's transaction (see
 // Check).

@@ -117,8 +117,11 @@ func (t *target) String() string {
 // Local name writes act as resolver.Operator (for the authority owning
 // each name); local administration acts as the admin.
 type directory interface {
-	Put(ctx context.Context, name string, in resolver.RecordInput) (resolver.Record, bool, error)
-	Withdraw(ctx context.Context, name, reason, successor string) (resolver.Record, error)
+	// Put and Withdraw write only while the record's entity-tag is
+	// ifMatch (an entity-tag, quoted, or "*"), when it is not "" (If-Match,
+	// RFC 9110 §13.1.1): else a KindPrecondition error.
+	Put(ctx context.Context, name string, in resolver.RecordInput, ifMatch string) (resolver.Record, bool, error)
+	Withdraw(ctx context.Context, name, reason, successor, ifMatch string) (resolver.Record, error)
 	Get(ctx context.Context, name string) (resolver.Record, error)
 
 	CreateAuthority(ctx context.Context, name string, prefixes []string) (resolver.Authority, string, error)
@@ -183,11 +186,13 @@ const importTimeout = 5 * time.Minute
 
 type remoteDir struct{ c *client.Client }
 
-func (d remoteDir) Put(ctx context.Context, name string, in resolver.RecordInput) (resolver.Record, bool, error) {
-	return d.c.Put(ctx, name, in)
+func (d remoteDir) Put(ctx context.Context, name string, in resolver.RecordInput, ifMatch string) (resolver.Record, bool, error) {
+	rec, created, _, err := d.c.PutIf(ctx, name, in, ifMatch)
+	return rec, created, err
 }
-func (d remoteDir) Withdraw(ctx context.Context, name, reason, successor string) (resolver.Record, error) {
-	return d.c.Withdraw(ctx, name, reason, successor)
+func (d remoteDir) Withdraw(ctx context.Context, name, reason, successor, ifMatch string) (resolver.Record, error) {
+	rec, _, err := d.c.WithdrawIf(ctx, name, reason, successor, ifMatch)
+	return rec, err
 }
 func (d remoteDir) Get(ctx context.Context, name string) (resolver.Record, error) {
 	return d.c.Get(ctx, name)
@@ -243,11 +248,21 @@ type localDir struct {
 
 var adminPrincipal = resolver.Principal{Admin: true}
 
-func (d *localDir) Put(ctx context.Context, name string, in resolver.RecordInput) (resolver.Record, bool, error) {
-	return d.svc.Put(ctx, resolver.Operator, name, in)
+func (d *localDir) Put(ctx context.Context, name string, in resolver.RecordInput, ifMatch string) (resolver.Record, bool, error) {
+	return d.svc.Put(ctx, resolver.Operator, name, in, ifMatchPrecondition(ifMatch)...)
 }
-func (d *localDir) Withdraw(ctx context.Context, name, reason, successor string) (resolver.Record, error) {
-	return d.svc.Withdraw(ctx, resolver.Operator, name, reason, successor)
+func (d *localDir) Withdraw(ctx context.Context, name, reason, successor, ifMatch string) (resolver.Record, error) {
+	return d.svc.Withdraw(ctx, resolver.Operator, name, reason, successor, ifMatchPrecondition(ifMatch)...)
+}
+
+// ifMatchPrecondition is the condition of --if-match, which the Service
+// evaluates in the write's own transaction, as it does the server's
+// If-Match: none for "".
+func ifMatchPrecondition(ifMatch string) []resolver.Precondition {
+	if ifMatch == "" {
+		return nil
+	}
+	return []resolver.Precondition{{IfMatch: []string{ifMatch}}}
 }
 func (d *localDir) Get(ctx context.Context, name string) (resolver.Record, error) {
 	u, err := resolver.ParseName("urn", name)
@@ -321,6 +336,12 @@ func fail(s *stdio, cmd string, t *target, err error) int {
 		case resolver.KindConflict:
 			if e.Record != "" && !strings.Contains(msg, e.Record) {
 				msg += " (the record in the way: " + e.Record + ")"
+			}
+		case resolver.KindPrecondition:
+			if e.ETag != "" {
+				msg += "; nothing was changed (urikit lookup shows the record as it is now, and its entity-tag)"
+			} else {
+				msg += "; nothing was changed"
 			}
 		case resolver.KindUnavailable:
 			if t != nil && !t.remote() {

@@ -39,13 +39,14 @@ func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 func runRegister(args []string, s *stdio) int {
-	fs := newFlags("register", "register URN URL... [--type T]... [--label L]... [--alias A]... [--metadata JSON] [--redirect 30x]",
+	fs := newFlags("register", "register URN URL... [--type T]... [--label L]... [--alias A]... [--metadata JSON] [--redirect 30x] [--if-match ETAG]",
 		"Creates the record of URN with the locations URL... in order of preference,\n"+
 			"or replaces the whole record of the live name equivalent to URN (RFC 8141\n"+
 			"§3.1 and the namespace's own rules): aliases, locations and metadata not\n"+
 			"given again are dropped (a dropped alias stays reserved to the record).\n"+
 			"The i-th --type and --label go with the i-th URL. Registering the same\n"+
-			"record again changes nothing.\n"+targetHelp, s)
+			"record again changes nothing. With --if-match, only while the record\n"+
+			"still has the entity-tag lookup showed.\n"+targetHelp, s)
 	t := addTarget(fs)
 	var types, labels, aliases stringList
 	fs.Var(&types, "type", "the media type of a location (repeat, in the order of the URLs)")
@@ -54,12 +55,17 @@ func runRegister(args []string, s *stdio) int {
 	meta := fs.String("metadata", "", "the record's metadata for I2C/N2C, a JSON object")
 	redirect := fs.Int("redirect", 0, "the status of the redirect to the first location: 301, 302, 303 (the default) or 307")
 	asJSON := fs.Bool("json", false, "print the stored record as JSON")
+	ifMatch := addIfMatch(fs)
 	pos, st := parseArgs(fs, args, s)
 	if st >= 0 {
 		return st
 	}
 	if len(pos) < 2 {
 		return usageErr(s, "register", "give a URN and at least one URL")
+	}
+	tag, err := ifMatchTag(fs, *ifMatch)
+	if err != nil {
+		return usageErr(s, "register", "%v", err)
 	}
 	if err := t.resolve(fs); err != nil {
 		return usageErr(s, "register", "%v", err)
@@ -89,7 +95,7 @@ func runRegister(args []string, s *stdio) int {
 		return exitInvalid
 	}
 	return withDir(s, "register", t, true, func(ctx context.Context, d directory) int {
-		rec, created, err := d.Put(ctx, pos[0], in)
+		rec, created, err := d.Put(ctx, pos[0], in, tag)
 		if err != nil {
 			return failName(s, "register", t, pos[0], err)
 		}
@@ -107,21 +113,27 @@ func runRegister(args []string, s *stdio) int {
 }
 
 func runWithdraw(args []string, s *stdio) int {
-	fs := newFlags("withdraw", "withdraw URN [--reason R] [--successor URI]",
+	fs := newFlags("withdraw", "withdraw URN [--reason R] [--successor URI] [--if-match ETAG]",
 		"Withdraws the record of URN for good: the name answers 410 Gone from now on\n"+
 			"(with a Link to the successor, when one is named) and is never given to\n"+
 			"another record. Withdrawing a withdrawn name again replaces its reason\n"+
 			"and successor (a successor named later, or corrected; the history keeps\n"+
-			"both), and changes nothing when they are the same.\n"+targetHelp, s)
+			"both), and changes nothing when they are the same. With --if-match, only\n"+
+			"while the record still has the entity-tag lookup showed.\n"+targetHelp, s)
 	t := addTarget(fs)
 	reason := fs.String("reason", "", "why the name is withdrawn, for people")
 	successor := fs.String("successor", "", "the URI (often a URN) of what replaces it")
+	ifMatch := addIfMatch(fs)
 	pos, st := parseArgs(fs, args, s)
 	if st >= 0 {
 		return st
 	}
 	if len(pos) != 1 {
 		return usageErr(s, "withdraw", "give exactly one URN")
+	}
+	tag, err := ifMatchTag(fs, *ifMatch)
+	if err != nil {
+		return usageErr(s, "withdraw", "%v", err)
 	}
 	if err := t.resolve(fs); err != nil {
 		return usageErr(s, "withdraw", "%v", err)
@@ -130,7 +142,7 @@ func runWithdraw(args []string, s *stdio) int {
 		return exitInvalid
 	}
 	return withDir(s, "withdraw", t, false, func(ctx context.Context, d directory) int {
-		rec, err := d.Withdraw(ctx, pos[0], *reason, *successor)
+		rec, err := d.Withdraw(ctx, pos[0], *reason, *successor, tag)
 		if err != nil {
 			return failName(s, "withdraw", t, pos[0], err)
 		}
@@ -300,6 +312,44 @@ func printRecord(w io.Writer, r resolver.Record) {
 	}
 	row("created", r.Created.UTC().Format(time.RFC3339))
 	row("updated", r.Updated.UTC().Format(time.RFC3339))
+	row("etag", r.ETag())
+}
+
+// addIfMatch defines --if-match, the If-Match of register and withdraw.
+func addIfMatch(fs *flag.FlagSet) *string {
+	return fs.String("if-match", "", `write only while the record's entity-tag is this one, as lookup shows it (its quotes may be left out), or "*" for any record`)
+}
+
+// ifMatchTag returns --if-match as an If-Match entity-tag (RFC 9110
+// §8.8.3), quoted; "" when the flag was not given. A shell drops the
+// quotes lookup shows around a tag unless they are quoted themselves, so
+// a tag without them is taken as meant with them.
+func ifMatchTag(fs *flag.FlagSet, v string) (string, error) {
+	if !flagSet(fs, "if-match") {
+		return "", nil
+	}
+	v = strings.TrimSpace(v)
+	switch {
+	case v == "*":
+		return v, nil
+	case v == "":
+		return "", errors.New(`--if-match is empty: give the entity-tag lookup shows, or "*"`)
+	case strings.HasPrefix(v, "W/"):
+		// If-Match compares strongly (RFC 9110 §13.1.1): such a tag would
+		// never match.
+		return "", fmt.Errorf("--if-match %s is a weak entity-tag, which never matches: give the entity-tag lookup shows", v)
+	}
+	opaque, start := v, 0
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		opaque, start = v[1:len(v)-1], 1
+	}
+	for i := 0; i < len(opaque); i++ {
+		// etagc = %x21 / %x23-7E / obs-text (RFC 9110 §8.8.3)
+		if c := opaque[i]; c <= ' ' || c == '"' || c == 0x7f {
+			return "", fmt.Errorf("--if-match %s is not an entity-tag: no space, quote or control character inside (at byte %d)", v, start+i)
+		}
+	}
+	return `"` + opaque + `"`, nil
 }
 
 func plural(n int, one, many string) string {

@@ -340,11 +340,15 @@ func ifMatchFields(ifMatch string) *fields {
 	return f
 }
 
-// withETag puts the current ETag a 412 carries into its error.
+// withETag puts the current ETag and Last-Modified a 412 carries into its
+// error.
 func withETag(err error, f *fields) error {
 	var e *resolver.Error
 	if errors.As(err, &e) && e.Kind == resolver.KindPrecondition {
 		e.ETag = f.got.Get("ETag")
+		if t, err := http.ParseTime(f.got.Get("Last-Modified")); err == nil {
+			e.LastModified = t
+		}
 	}
 	return err
 }

@@ -368,8 +368,9 @@ func noQuery(op operation) operation {
 }
 
 // putName is PUT /api/v1/names/{urn}: 201 when it creates the record, 200
-// when it replaces it (or it was already so); 412 when If-Match or
-// If-None-Match is false for the record the name has (see conditional.go).
+// when it replaces it (or it was already so); 412 when If-Match,
+// If-Unmodified-Since or If-None-Match is false for the record the name
+// has (see conditional.go).
 func (h *handler) putName(c *apiCall) (answer, error) {
 	name := c.r.PathValue("urn")
 	var in putBody
@@ -398,10 +399,11 @@ func (h *handler) putName(c *apiCall) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	// No ETag: a successful PUT must not send a validator when the
-	// resource does not store the request's content as sent (RFC 9110
-	// §9.3.4), and this one stores a record it made from it. The body is
-	// the record as a GET shows it; a GET or HEAD gives its ETag.
+	// No ETag, nor Last-Modified: a successful PUT must not send a
+	// validator when the resource does not store the request's content as
+	// sent (RFC 9110 §9.3.4), and this one stores a record it made from
+	// it. The body is the record as a GET shows it; a GET or HEAD gives
+	// its validators.
 	if created {
 		return answer{status: http.StatusCreated, location: "/api/v1/names/" + segment(rec.URN), body: rec}, nil
 	}
@@ -426,7 +428,9 @@ func sameName(a, b string) bool {
 
 // getName is GET /api/v1/names/{urn}: the record, withdrawn or not; as of
 // a time with ?as-of=<RFC 3339> or Memento's Accept-Datetime. It carries
-// the record's ETag; If-None-Match naming it is 304, a false If-Match 412.
+// the record's ETag and Last-Modified; If-None-Match naming the tag, or
+// If-Modified-Since not before the date, is 304, a false If-Match or
+// If-Unmodified-Since 412.
 func (h *handler) getName(c *apiCall) (answer, error) {
 	u, err := resolver.ParseName("urn", c.r.PathValue("urn"))
 	if err != nil {
@@ -459,7 +463,9 @@ func (h *handler) getName(c *apiCall) (answer, error) {
 		return answer{}, err
 	}
 	// Conditions are evaluated once the record is found: for a name
-	// without one, 404 takes precedence (RFC 9110 §13.2.1).
+	// without one, 404 takes precedence (RFC 9110 §13.2.1). As of a
+	// time, the validators and the conditions are those of the record as
+	// it stood then, the representation answered.
 	setETag(c.rw, rec)
 	if err := pre.Check(u.AssignedName(), &rec); err != nil {
 		var e *resolver.Error
@@ -470,6 +476,13 @@ func (h *handler) getName(c *apiCall) (answer, error) {
 		}
 		return answer{}, err
 	}
+	// If-Modified-Since comes last (RFC 9110 §13.2.2 step 4). A 304
+	// carries the ETag but not Last-Modified: §15.4.5 asks for no other
+	// representation metadata when an ETag is there.
+	if notModified(c.r, rec) {
+		return answer{status: http.StatusNotModified}, nil
+	}
+	setLastModified(c.rw, rec.LastModified())
 	return answer{status: http.StatusOK, body: rec}, nil
 }
 
@@ -501,7 +514,7 @@ type withdrawBody struct {
 }
 
 // withdrawName is POST /api/v1/names/{urn}/withdraw, conditional on
-// If-Match and If-None-Match as putName is.
+// If-Match, If-Unmodified-Since and If-None-Match as putName is.
 func (h *handler) withdrawName(c *apiCall) (answer, error) {
 	var in withdrawBody
 	if err := c.decode(&in, true); err != nil {
@@ -515,8 +528,9 @@ func (h *handler) withdrawName(c *apiCall) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	// No ETag either (see putName): the answer of a POST to …/withdraw
-	// is not a representation of the resource it was posted to.
+	// No ETag or Last-Modified either (see putName): the answer of a
+	// POST to …/withdraw is not a representation of the resource it was
+	// posted to.
 	return answer{status: http.StatusOK, body: rec}, nil
 }
 

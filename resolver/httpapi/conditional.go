@@ -1,30 +1,93 @@
 package httpapi
 
 // Conditional requests on /api/v1/names/{urn} (RFC 9110 §13): a GET
-// answers with the record's ETag, and If-Match / If-None-Match make a
-// read conditional (304, 412) or a write (412). A write's conditions go
-// to the Service, which evaluates them in the write's own transaction:
-// comparing here, with a read before the write, would let two writers
-// that read the same state both pass.
+// answers with the record's ETag and Last-Modified, and If-Match,
+// If-None-Match, If-Modified-Since and If-Unmodified-Since make a read
+// conditional (304, 412) or a write (412). A write's conditions go to the
+// Service, which evaluates them in the write's own transaction: comparing
+// here, with a read before the write, would let two writers that read the
+// same state both pass.
 
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/urikit/urikit/resolver"
 )
 
-// preconditions reads the request's If-Match and If-None-Match; the error
-// is a *problem (400) for a field that is not "*" or a list of
-// entity-tags.
+// preconditions reads the request's If-Match, If-None-Match and
+// If-Unmodified-Since; the error is a *problem (400) for an If-Match or
+// If-None-Match that is not "*" or a list of entity-tags. An
+// If-Unmodified-Since that is not one valid HTTP-date is no error: RFC
+// 9110 §13.1.4 says to ignore it.
 func preconditions(r *http.Request) (resolver.Precondition, error) {
 	var pc resolver.Precondition
 	var err error
 	if pc.IfMatch, err = entityTags(r.Header, "If-Match"); err != nil {
 		return pc, err
 	}
-	pc.IfNoneMatch, err = entityTags(r.Header, "If-None-Match")
-	return pc, err
+	if pc.IfNoneMatch, err = entityTags(r.Header, "If-None-Match"); err != nil {
+		return pc, err
+	}
+	pc.IfUnmodifiedSince = httpDate(r.Header, "If-Unmodified-Since")
+	return pc, nil
+}
+
+// notModified reports whether a GET or HEAD of rec is answered 304 by its
+// If-Modified-Since (RFC 9110 §13.1.3): when the record was not modified
+// after the date. The field is ignored, and notModified false, when
+// If-None-Match is there (it replaces it, §13.1.3 and §13.2.2 step 4)
+// and when the field is not one valid HTTP-date. Only getName asks: the
+// field is ignored on any other method.
+func notModified(r *http.Request, rec resolver.Record) bool {
+	if _, ok := r.Header["If-None-Match"]; ok {
+		return false
+	}
+	since := httpDate(r.Header, "If-Modified-Since")
+	return since != nil && !rec.LastModified().After(*since)
+}
+
+// httpDate parses the field name (in canonical form) as an HTTP-date
+// (RFC 9110 §5.6.7) in any of its three forms; nil when the field is
+// absent or is not one valid HTTP-date: several field lines or a list of
+// dates, another time zone than GMT, or anything else a conditional date
+// field must then be ignored for (§13.1.3, §13.1.4).
+func httpDate(h http.Header, name string) *time.Time {
+	lines := h[name]
+	if len(lines) != 1 {
+		return nil
+	}
+	v := strings.TrimSpace(lines[0])
+	if t, err := time.Parse(http.TimeFormat, v); err == nil {
+		return &t
+	}
+	if t, err := time.Parse(rfc850Date, v); err == nil {
+		t = fullYear(t, time.Now())
+		return &t
+	}
+	if t, err := time.Parse(time.ANSIC, v); err == nil {
+		return &t
+	}
+	return nil
+}
+
+// rfc850Date is the obsolete RFC 850 form of an HTTP-date, with its
+// two-digit year and only GMT (RFC 9110 §5.6.7).
+const rfc850Date = "Monday, 02-Jan-06 15:04:05 GMT"
+
+// fullYear gives t, parsed from an rfc850-date, the century RFC 9110
+// §5.6.7 says to read its two-digit year in: the one that puts t at most
+// 50 years after now (the most recent such year in the past when the year
+// in now's century would be further ahead). Go's parse puts 69 to 99 in
+// the 1900s whatever the date today.
+func fullYear(t, now time.Time) time.Time {
+	y := now.Year() - now.Year()%100 + t.Year()%100
+	t = t.AddDate(y-t.Year(), 0, 0)
+	if t.After(now.AddDate(50, 0, 0)) {
+		t = t.AddDate(-100, 0, 0)
+	}
+	return t
 }
 
 // entityTags parses the field name (in canonical form) of a request:
@@ -97,4 +160,24 @@ func setETag(rw http.ResponseWriter, rec resolver.Record) {
 	if etag := rec.ETag(); etag != "" {
 		rw.Header().Set("ETag", etag)
 	}
+}
+
+// setLastModified sends t, a record's LastModified, as Last-Modified.
+func setLastModified(rw http.ResponseWriter, t time.Time) {
+	rw.Header().Set("Last-Modified", lastModified(t, time.Now()))
+}
+
+// lastModified formats t as an HTTP-date, but never later than now, the
+// time the answer is made (its Date is now or later): RFC 9110 §8.8.2.1
+// has a modification time ahead of the server's clock sent as the
+// message's date instead. A record's can be: a change is stamped with the
+// history's last time when the clock reads earlier (another instance's
+// clock ahead, or this one set back). The conditions still compare the
+// record's own time, so such a record reads as modified after the date
+// sent, which never gives a wrong 304 or lets a write through.
+func lastModified(t, now time.Time) string {
+	if t.After(now) {
+		t = now
+	}
+	return t.UTC().Format(http.TimeFormat)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/urikit/urikit/resolver"
 )
@@ -44,8 +45,10 @@ type problem struct {
 
 	// etag is the current ETag of the resource a precondition failed on
 	// (412), sent in the ETag header (RFC 9110 §15.5.13: the client learns
-	// the state it must start from).
-	etag string
+	// the state it must start from), and lastModified its Last-Modified
+	// (zero: none).
+	etag         string
+	lastModified time.Time
 }
 
 // Problem type slugs (headings of docs/httpapi.md's problem list).
@@ -149,7 +152,7 @@ func problemFor(err error) *problem {
 		p = newProblem(http.StatusServiceUnavailable, ptUnavailable, e.Message)
 	case resolver.KindPrecondition:
 		p = newProblem(http.StatusPreconditionFailed, ptPrecondition, e.Message)
-		p.etag = e.ETag
+		p.etag, p.lastModified = e.ETag, e.LastModified
 	default:
 		return newProblem(http.StatusInternalServerError, ptInternal, "an internal error occurred; it was logged")
 	}
@@ -182,6 +185,9 @@ func (h *handler) writeProblem(w http.ResponseWriter, r *http.Request, p *proble
 	case http.StatusPreconditionFailed:
 		if p.etag != "" {
 			hd.Set("ETag", p.etag)
+		}
+		if !p.lastModified.IsZero() {
+			setLastModified(w, p.lastModified)
 		}
 	}
 	hd.Del("Content-Length")

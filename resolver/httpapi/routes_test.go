@@ -166,3 +166,87 @@ func TestProblemTypesDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPIConditionalFields: the document names the conditional
+// fields each names operation reads (conditional.go) and the validators
+// its answers carry: If-Modified-Since on the GET only (RFC 9110 §13.1.3
+// ignores it on other methods), If-Unmodified-Since on the GET and the
+// writes, ETag and Last-Modified on the GET's 200 and on a 412.
+func TestOpenAPIConditionalFields(t *testing.T) {
+	type param struct {
+		Ref  string `json:"$ref"`
+		Name string `json:"name"`
+		In   string `json:"in"`
+	}
+	type response struct {
+		Ref     string                     `json:"$ref"`
+		Headers map[string]json.RawMessage `json:"headers"`
+	}
+	type operation struct {
+		Parameters []param             `json:"parameters"`
+		Responses  map[string]response `json:"responses"`
+	}
+	var doc struct {
+		Paths map[string]map[string]operation `json:"paths"`
+		Comps struct {
+			Parameters map[string]param    `json:"parameters"`
+			Responses  map[string]response `json:"responses"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(openAPI, &doc); err != nil {
+		t.Fatalf("openapi.json: %v", err)
+	}
+	headerParams := func(op operation) []string {
+		var hs []string
+		for _, p := range op.Parameters {
+			if p.Ref != "" {
+				p = doc.Comps.Parameters[strings.TrimPrefix(p.Ref, "#/components/parameters/")]
+			}
+			if p.In == "header" {
+				hs = append(hs, p.Name)
+			}
+		}
+		return hs
+	}
+	resp := func(r response) response {
+		if r.Ref != "" {
+			return doc.Comps.Responses[strings.TrimPrefix(r.Ref, "#/components/responses/")]
+		}
+		return r
+	}
+	for _, c := range []struct {
+		path, method string
+		want, not    []string
+	}{
+		{"/api/v1/names/{urn}", "get", []string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since"}, nil},
+		{"/api/v1/names/{urn}", "put", []string{"If-Match", "If-None-Match", "If-Unmodified-Since"}, []string{"If-Modified-Since"}},
+		{"/api/v1/names/{urn}/withdraw", "post", []string{"If-Match", "If-None-Match", "If-Unmodified-Since"}, []string{"If-Modified-Since"}},
+	} {
+		op := doc.Paths[c.path][c.method]
+		hs := headerParams(op)
+		for _, h := range c.want {
+			if !slices.Contains(hs, h) {
+				t.Errorf("%s %s: %s is not documented (header parameters %v)", c.method, c.path, h, hs)
+			}
+		}
+		for _, h := range c.not {
+			if slices.Contains(hs, h) {
+				t.Errorf("%s %s documents %s, which it ignores", c.method, c.path, h)
+			}
+		}
+		for _, h := range []string{"ETag", "Last-Modified"} {
+			if _, ok := resp(op.Responses["412"]).Headers[h]; !ok {
+				t.Errorf("%s %s: the 412 does not document %s", c.method, c.path, h)
+			}
+		}
+	}
+	get := doc.Paths["/api/v1/names/{urn}"]["get"]
+	for _, h := range []string{"ETag", "Last-Modified"} {
+		if _, ok := resp(get.Responses["200"]).Headers[h]; !ok {
+			t.Errorf("get /api/v1/names/{urn}: the 200 does not document %s", h)
+		}
+	}
+	if _, ok := resp(get.Responses["304"]).Headers["Last-Modified"]; ok {
+		t.Errorf("get /api/v1/names/{urn}: the 304 documents Last-Modified, which it does not send")
+	}
+}

@@ -3,9 +3,11 @@ package apitest
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/client"
@@ -240,13 +242,14 @@ func testGoClientConditional(t *testing.T, ns func(*testing.T) resolver.Store) {
 	if err != nil || tag != e1 || rec.Locations[0].URL != "https://example.org/1" {
 		t.Fatalf("GetETag: %+v %q %v, want ETag %s", rec, tag, err, e1)
 	}
-	_, _, e2, err := m.PutIf(ctx, name, in("https://example.org/2"), e1)
+	r2, _, e2, err := m.PutIf(ctx, name, in("https://example.org/2"), e1)
 	if err != nil || e2 == e1 {
 		t.Fatalf("PutIf with the current ETag: %q %v", e2, err)
 	}
 	_, _, _, err = m.PutIf(ctx, name, in("https://example.org/lost"), e1)
-	if re := new(resolver.Error); !errors.As(err, &re) || re.Kind != resolver.KindPrecondition || re.ETag != e2 {
-		t.Fatalf("PutIf with a stale ETag: %v, want KindPrecondition with ETag %s", err, e2)
+	if re := new(resolver.Error); !errors.As(err, &re) || re.Kind != resolver.KindPrecondition || re.ETag != e2 ||
+		!re.LastModified.Equal(r2.LastModified()) {
+		t.Fatalf("PutIf with a stale ETag: %v (%+v), want KindPrecondition with ETag %s, Last-Modified %s", err, re, e2, r2.LastModified())
 	}
 	if _, _, err := m.WithdrawIf(ctx, name, "r", "", e1); resolver.KindOf(err) != resolver.KindPrecondition {
 		t.Fatalf("WithdrawIf with a stale ETag: %v", err)
@@ -255,4 +258,174 @@ func testGoClientConditional(t *testing.T, ns func(*testing.T) resolver.Store) {
 	if err != nil || w.Status != resolver.Withdrawn || e3 == "" || e3 == e2 {
 		t.Fatalf("WithdrawIf: %+v %q %v", w, e3, err)
 	}
+}
+
+// httpDate is t as an HTTP-date (RFC 9110 §5.6.7, IMF-fixdate).
+func httpDate(t time.Time) string { return t.UTC().Format(http.TimeFormat) }
+
+// wantDatePrecondition is wantPrecondition for a record that exists: the
+// 412 carries its Last-Modified too.
+func wantDatePrecondition(t *testing.T, r *Resp, header, etag, lastModified string) {
+	t.Helper()
+	wantPrecondition(t, r, header, etag)
+	wantHeader(t, r, "Last-Modified", lastModified)
+}
+
+// noLastModified fails unless r carries no Last-Modified: the answers to
+// writes (RFC 9110 §9.3.4, as noETag), and 304s, which have the ETag
+// (§15.4.5).
+func noLastModified(t *testing.T, r *Resp) {
+	t.Helper()
+	if lm := r.Header.Get("Last-Modified"); lm != "" {
+		t.Fatalf("status %d carries Last-Modified %s", r.Status, lm)
+	}
+}
+
+// testConditionalDates: GET and HEAD of /api/v1/names/{urn} send the
+// record's Last-Modified (its updated time, to the second);
+// If-Modified-Since makes a GET 304 (RFC 9110 §13.1.3) and
+// If-Unmodified-Since makes a write, or a GET, 412 (§13.1.4), each
+// ignored when the entity-tag field that replaces it is there, or when it
+// is not a valid HTTP-date.
+func testConditionalDates(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	const path = "/api/v1/names/urn:example:d"
+	put := func(body string, headers ...string) *Resp {
+		t.Helper()
+		return f.Do("PUT", path, body, append(auth(f.books), headers...)...)
+	}
+	withdraw := func(headers ...string) *Resp {
+		t.Helper()
+		return f.Do("POST", path+"/withdraw", `{"reason":"r"}`, append(auth(f.books), headers...)...)
+	}
+	get := func(headers ...string) *Resp {
+		t.Helper()
+		return f.Do("GET", path, "", headers...)
+	}
+	history := func() int {
+		t.Helper()
+		return strings.Count(f.Do("GET", path+"/history", "").Want(t, 200).Body, `"seq"`)
+	}
+
+	// Creating: the name has no record, so no modification date, and
+	// If-Unmodified-Since is ignored (RFC 9110 §13.1.4): 201, even with a
+	// date long before. The answer carries no Last-Modified (§9.3.4).
+	t1 := f.Clock.Advance(1500 * time.Millisecond) // T0+2.5s: to the second, T0+2s
+	w := put(loc("https://example.org/d1"), "If-Unmodified-Since", httpDate(T0.Add(-24*time.Hour))).Want(t, 201)
+	noLastModified(t, w)
+	lm1 := httpDate(t1.Truncate(time.Second))
+	g1 := get().Want(t, 200)
+	wantHeader(t, g1, "Last-Modified", lm1)
+	e1 := etagOf(t, g1)
+	if h := f.Do("HEAD", path, "").Want(t, 200); h.Header.Get("Last-Modified") != lm1 || h.Body != "" {
+		t.Fatalf("HEAD: Last-Modified %q, body %q; want %s and none", h.Header.Get("Last-Modified"), h.Body, lm1)
+	}
+
+	// If-Modified-Since: 304 (with the ETag, without Last-Modified or a
+	// body) when not modified after the date, in each of the three forms
+	// of an HTTP-date (§5.6.7); 200 when modified after it.
+	lm1Time := t1.Truncate(time.Second).UTC()
+	for _, since := range []string{lm1, httpDate(lm1Time.Add(time.Hour)),
+		lm1Time.Format("Monday, 02-Jan-06 15:04:05 GMT"), lm1Time.Format(time.ANSIC)} {
+		r := get("If-Modified-Since", since).Want(t, 304)
+		if etagOf(t, r) != e1 || r.Body != "" {
+			t.Fatalf("304 for If-Modified-Since %s: ETag %s, body %q", since, r.Header.Get("ETag"), r.Body)
+		}
+		noLastModified(t, r)
+		f.Do("HEAD", path, "", "If-Modified-Since", since).Want(t, 304)
+	}
+	r := get("If-Modified-Since", httpDate(lm1Time.Add(-time.Second))).Want(t, 200)
+	if r.Body != g1.Body {
+		t.Fatalf("If-Modified-Since before the change: %s, want %s", r.Body, g1.Body)
+	}
+	wantHeader(t, r, "Last-Modified", lm1)
+	// Ignored when it is not one valid HTTP-date (§13.1.3): 200.
+	for _, bad := range []string{"yesterday", lm1 + ", " + lm1, strings.Replace(lm1, "GMT", "PST", 1),
+		lm1Time.Format("Monday, 02-Jan-06 15:04:05") + " PST",
+		strings.ToLower(lm1), "2024-05-01T12:00:02Z"} {
+		get("If-Modified-Since", bad).Want(t, 200)
+	}
+	// If-None-Match replaces it (§13.1.3, §13.2.2): a tag that does not
+	// match is 200 whatever the date says, one that does is 304 whatever
+	// the date says.
+	get("If-None-Match", `"other"`, "If-Modified-Since", lm1).Want(t, 200)
+	get("If-None-Match", e1, "If-Modified-Since", httpDate(lm1Time.Add(-time.Hour))).Want(t, 304)
+
+	// A change two seconds on.
+	t2 := f.Clock.Advance(2 * time.Second)
+	put(loc("https://example.org/d2")).Want(t, 200)
+	lm2 := httpDate(t2.Truncate(time.Second))
+	g2 := get("If-Modified-Since", lm1).Want(t, 200)
+	wantHeader(t, g2, "Last-Modified", lm2)
+	e2 := etagOf(t, g2)
+
+	// If-Unmodified-Since older than the change: 412 with the current
+	// ETag and Last-Modified, on PUT and on withdraw, and nothing changes.
+	n := history()
+	wantDatePrecondition(t, put(loc("https://example.org/lost"), "If-Unmodified-Since", lm1), "If-Unmodified-Since", e2, lm2)
+	wantDatePrecondition(t, withdraw("If-Unmodified-Since", lm1), "If-Unmodified-Since", e2, lm2)
+	// It comes before If-None-Match (§13.2.2 steps 2 and 3).
+	wantDatePrecondition(t, put(loc("https://example.org/lost"), "If-Unmodified-Since", lm1, "If-None-Match", `"other"`),
+		"If-Unmodified-Since", e2, lm2)
+	// On a GET too: §13.2.2 step 2 is for any method.
+	wantDatePrecondition(t, get("If-Unmodified-Since", lm1), "If-Unmodified-Since", e2, lm2)
+	// If-Match replaces it (§13.1.4): a stale If-Match fails as
+	// If-Match whatever the date.
+	wantDatePrecondition(t, put(loc("https://example.org/lost"), "If-Match", e1, "If-Unmodified-Since", lm2), "If-Match", e2, lm2)
+	if after := get().Want(t, 200); after.Body != g2.Body || history() != n {
+		t.Fatalf("a failed If-Unmodified-Since changed the record:\n%s\n%s", g2.Body, after.Body)
+	}
+
+	// Not modified after the date: the write happens.
+	get("If-Unmodified-Since", lm2).Want(t, 200)
+	noLastModified(t, put(loc("https://example.org/d3"), "If-Unmodified-Since", lm2).Want(t, 200))
+	g3 := get().Want(t, 200)
+	e3 := etagOf(t, g3)
+	if !strings.Contains(g3.Body, "https://example.org/d3") || e3 == e2 {
+		t.Fatalf("PUT with a holding If-Unmodified-Since: %s", g3.Body)
+	}
+	// A current If-Match decides, a stale date is not looked at; an
+	// invalid date is ignored.
+	put(loc("https://example.org/d4"), "If-Match", e3, "If-Unmodified-Since", lm1).Want(t, 200)
+	for _, bad := range []string{"not a date", lm1 + ", " + lm2, httpDate(T0) + " trailing"} {
+		put(loc("https://example.org/d4"), "If-Unmodified-Since", bad).Want(t, 200)
+	}
+
+	// As of a time, Last-Modified is that of the record as it stood then,
+	// as its ETag is, and If-Modified-Since compares with it.
+	asOf := path + "?as-of=" + t1.Add(time.Second).UTC().Format(time.RFC3339)
+	h := f.Do("GET", asOf, "").Want(t, 200)
+	wantHeader(t, h, "Last-Modified", lm1)
+	if etagOf(t, h) != e1 {
+		t.Fatalf("as of %s: ETag %s, want %s", t1, h.Header.Get("ETag"), e1)
+	}
+	f.Do("GET", asOf, "", "If-Modified-Since", lm1).Want(t, 304)
+	f.Do("GET", path, "", "If-Modified-Since", lm1).Want(t, 200)
+
+	// Withdraw: a holding date withdraws (the PUTs since were in the
+	// second of lm2); the answer has no Last-Modified.
+	t4 := f.Clock.Advance(3 * time.Second)
+	noLastModified(t, withdraw("If-Unmodified-Since", lm2).Want(t, 200))
+	g4 := get().Want(t, 200)
+	wantHeader(t, g4, "Last-Modified", httpDate(t4))
+	if !strings.Contains(g4.Body, `"status":"withdrawn"`) {
+		t.Fatalf("withdrawn: %s", g4.Body)
+	}
+
+	// A record updated ahead of the server's clock (stamped with another
+	// instance's later time): Last-Modified is never after the answer's
+	// Date (§8.8.2.1), and the conditions still see the record as modified
+	// after it, so no 304 and no write.
+	f.Clock.Advance(100 * 365 * 24 * time.Hour)
+	const future = "/api/v1/names/urn:example:future"
+	f.Do("PUT", future, loc("https://example.org/f"), auth(f.books)...).Want(t, 201)
+	fr := f.Do("GET", future, "").Want(t, 200)
+	sent, err1 := http.ParseTime(fr.Header.Get("Last-Modified"))
+	date, err2 := http.ParseTime(fr.Header.Get("Date"))
+	if err1 != nil || err2 != nil || sent.After(date) {
+		t.Fatalf("Last-Modified %q, Date %q: want an HTTP-date not after Date", fr.Header.Get("Last-Modified"), fr.Header.Get("Date"))
+	}
+	f.Do("GET", future, "", "If-Modified-Since", fr.Header.Get("Last-Modified")).Want(t, 200)
+	wantPrecondition(t, f.Do("PUT", future, loc("https://example.org/g"), append(auth(f.books), "If-Unmodified-Since", fr.Header.Get("Last-Modified"))...),
+		"If-Unmodified-Since", etagOf(t, fr))
 }

@@ -57,6 +57,7 @@ func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
 		{"WithdrawSuccessorItself", testWithdrawSuccessorItself},
 		{"Conditional", testConditional},
 		{"ConditionalRace", testConditionalRace},
+		{"ConditionalDates", testConditionalDates},
 		{"GoClientConditional", testGoClientConditional},
 		{"Rules", testRules},
 		{"Positions", testPositions},

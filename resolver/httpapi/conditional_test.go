@@ -1,0 +1,70 @@
+package httpapi
+
+import (
+	"net/http"
+	"testing"
+	"time"
+)
+
+// TestHTTPDate: the three forms of an HTTP-date are read (RFC 9110
+// §5.6.7), in GMT only; anything else, a list included, is no date, which
+// the conditional date fields then ignore (§13.1.3, §13.1.4).
+func TestHTTPDate(t *testing.T) {
+	want := time.Date(1994, 11, 6, 8, 49, 37, 0, time.UTC)
+	for _, v := range []string{"Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"} {
+		got := httpDate(http.Header{"If-Modified-Since": {v}}, "If-Modified-Since")
+		if got == nil || !got.Equal(want) {
+			t.Errorf("%q: %v, want %v", v, got, want)
+		}
+	}
+	for _, v := range []string{"", "Sun, 06 Nov 1994 08:49:37 PST", "Sunday, 06-Nov-94 08:49:37 PST", "sun, 06 nov 1994 08:49:37 gmt",
+		"Sun, 06 Nov 1994 08:49:37 GMT, Sun, 06 Nov 1994 08:49:37 GMT", "1994-11-06T08:49:37Z", "Sun, 06 Nov 1994 08:49:60 GMT"} {
+		if got := httpDate(http.Header{"If-Modified-Since": {v}}, "If-Modified-Since"); got != nil {
+			t.Errorf("%q: %v, want no date", v, got)
+		}
+	}
+	// An rfc850-date's two-digit year as §5.6.7 reads it, not as Go's
+	// parse does (1970): 2070 is less than 50 years ahead.
+	y2070 := time.Date(2070, 1, 1, 0, 0, 0, 0, time.UTC)
+	if got := httpDate(http.Header{"If-Modified-Since": {y2070.Format(rfc850Date)}}, "If-Modified-Since"); got == nil || !got.Equal(y2070) {
+		t.Errorf("%s: %v, want %v", y2070.Format(rfc850Date), got, y2070)
+	}
+	two := http.Header{"If-Modified-Since": {"Sun, 06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 GMT"}}
+	if got := httpDate(two, "If-Modified-Since"); got != nil {
+		t.Errorf("two field lines: %v, want no date", got)
+	}
+}
+
+// TestFullYear: an rfc850-date's two-digit year is the one at most 50
+// years ahead of today, else the most recent past one (RFC 9110 §5.6.7).
+func TestFullYear(t *testing.T) {
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	for yy, want := range map[int]int{26: 2026, 0: 2000, 75: 2075, 76: 1976, 77: 1977, 99: 1999, 69: 2069} {
+		parsed := time.Date(1900+yy, 6, 1, 0, 0, 0, 0, time.UTC)
+		if yy < 69 {
+			parsed = parsed.AddDate(100, 0, 0) // as Go's parse reads it
+		}
+		if got := fullYear(parsed, now).Year(); got != want {
+			t.Errorf("%02d: %d, want %d", yy, got, want)
+		}
+	}
+	// 50 years to the day is not more than 50 years ahead; a day later is.
+	if got := fullYear(time.Date(1976, 3, 1, 0, 0, 0, 0, time.UTC), now).Year(); got != 2076 {
+		t.Errorf("exactly 50 years ahead: %d, want 2076", got)
+	}
+	if got := fullYear(time.Date(1976, 3, 2, 0, 0, 0, 0, time.UTC), now).Year(); got != 1976 {
+		t.Errorf("50 years and a day ahead: %d, want 1976", got)
+	}
+}
+
+// TestLastModifiedNotAfterNow: a modification time ahead of the clock is
+// sent as the time of the answer (RFC 9110 §8.8.2.1).
+func TestLastModifiedNotAfterNow(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	if got := lastModified(now.Add(time.Hour), now); got != "Sun, 01 Mar 2026 12:00:00 GMT" {
+		t.Errorf("ahead: %s", got)
+	}
+	if got := lastModified(now.Add(-time.Hour), now); got != "Sun, 01 Mar 2026 11:00:00 GMT" {
+		t.Errorf("behind: %s", got)
+	}
+}
