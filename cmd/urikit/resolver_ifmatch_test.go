@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"math/rand/v2"
-	"net"
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
@@ -40,26 +37,9 @@ func TestIfMatchServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewUnstartedServer(httpapi.New(svc, httpapi.Options{}))
-	srv.Listener = loopbackListener(t)
-	srv.Start()
+	srv := httptest.NewServer(httpapi.New(svc, httpapi.Options{})) // on 127.0.0.1
 	t.Cleanup(srv.Close)
 	testIfMatch(t, []string{"--server", srv.URL, "--token", tok})
-}
-
-// loopbackListener listens on 127.0.0.1 at a port between 19000 and
-// 19999 that is free.
-func loopbackListener(t *testing.T) net.Listener {
-	t.Helper()
-	var err error
-	for range 20 {
-		var l net.Listener
-		if l, err = net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", 19000+rand.IntN(1000))); err == nil {
-			return l
-		}
-	}
-	t.Fatalf("no free port between 19000 and 19999: %v", err)
-	return nil
 }
 
 var etagLine = regexp.MustCompile(`(?m)^  etag +("[^"]*")$`)
