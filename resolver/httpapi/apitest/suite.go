@@ -41,6 +41,7 @@ func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
 		{"Withdrawn", testWithdrawn},
 		{"WithdrawalNoticeRestated", testWithdrawalNoticeRestated},
 		{"AsOf", testAsOf},
+		{"AsOfDate", testAsOfDate},
 		{"Delegation", testDelegation},
 		{"Unavailable", testUnavailable},
 		{"Limits", testLimits},
@@ -726,6 +727,79 @@ func testAsOf(t *testing.T, ns func(*testing.T) resolver.Store) {
 		}
 		if p := r.Want(t, 400).Problem(t); p.Field != c.field {
 			t.Fatalf("%s: %+v", c.target, p)
+		}
+	}
+}
+
+// testAsOfDate: as-of takes a full-date alone (a citation's "accessed
+// on"), meaning the end of that day in UTC, wherever it takes a time.
+func testAsOfDate(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	at := func(s string) time.Time {
+		want, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.Clock.Advance(want.Sub(f.Clock.Now()))
+	}
+	// Created and changed on 2024-05-02, changed again at the first
+	// instant of 2024-05-03, and once more later that day.
+	at("2024-05-02T08:00:00Z")
+	f.Put(f.books, "urn:example:cited", loc("https://example.org/d1-morning")).Want(t, 201)
+	lastOfD := at("2024-05-02T23:59:59.999999Z")
+	f.Put(f.books, "urn:example:cited", loc("https://example.org/d1-night")).Want(t, 200)
+	at("2024-05-03T00:00:00Z")
+	f.Put(f.books, "urn:example:cited", loc("https://example.org/d2-midnight")).Want(t, 200)
+	d2 := at("2024-05-03T15:00:00Z")
+	f.Put(f.books, "urn:example:cited", loc("https://example.org/d2-afternoon")).Want(t, 200)
+	f.Clock.Advance(24 * time.Hour)
+
+	// As of D: the state after D's last change, not the next day's.
+	for _, target := range []string{
+		"/urn:example:cited?as-of=2024-05-02",
+		"/urn:example:cited?s=I2L&as-of=2024-05-02",
+		"/urn:example:cited?+as-of=2024-05-02",
+		"/uri-res/N2L?urn:example:cited?+as-of=2024-05-02",
+	} {
+		r := f.Do("GET", target, "").Want(t, 303)
+		wantHeader(t, r, "Location", "https://example.org/d1-night")
+		wantHeader(t, r, "Memento-Datetime", lastOfD.Format(http.TimeFormat))
+	}
+	r := f.Do("GET", "/api/v1/names/urn:example:cited?as-of=2024-05-02", "").Want(t, 200)
+	if !strings.Contains(r.Body, "d1-night") {
+		t.Fatalf("API as of 2024-05-02: %s", r.Body)
+	}
+	wantHeader(t, r, "Memento-Datetime", lastOfD.Format(http.TimeFormat))
+	r = f.Do("GET", "/urn:example:cited?s=I2Ls&as-of=2024-05-03", "").Want(t, 200)
+	if r.Body != "# urn:example:cited\r\nhttps://example.org/d2-afternoon\r\n" {
+		t.Fatalf("as of 2024-05-03: %q", r.Body)
+	}
+	wantHeader(t, r, "Memento-Datetime", d2.Format(http.TimeFormat))
+	// The directive's date wins over the header, as its time does.
+	r = f.Do("GET", "/urn:example:cited?as-of=2024-05-02", "", "Accept-Datetime", d2.Format(http.TimeFormat)).Want(t, 303)
+	wantHeader(t, r, "Location", "https://example.org/d1-night")
+	// As of the day before: no record yet, as before its first time.
+	f.Do("GET", "/urn:example:cited?as-of=2024-05-01", "").Want(t, 404).Problem(t)
+	f.Do("GET", "/api/v1/names/urn:example:cited?as-of=2024-05-01", "").Want(t, 404).Problem(t)
+	// A leap day is a date (before the record: 404, not 400).
+	f.Do("GET", "/urn:example:cited?as-of=2024-02-29", "").Want(t, 404)
+
+	// Not dates: 400 naming as-of, saying what it takes.
+	for _, target := range []string{
+		"/urn:example:cited?as-of=2024-02-30",
+		"/urn:example:cited?as-of=2024-13-01",
+		"/urn:example:cited?as-of=2023-02-29",
+		"/urn:example:cited?as-of=2024-5-01",
+		"/urn:example:cited?as-of=2024-05-1",
+		"/urn:example:cited?+as-of=2024-02-30",
+		"/uri-res/N2L?urn:example:cited?+as-of=2024-13-01",
+		"/api/v1/names/urn:example:cited?as-of=2024-02-30",
+		"/api/v1/names/urn:example:cited?as-of=2024-13-01",
+		"/api/v1/names/urn:example:cited?as-of=2024-05-02&as-of=2024-05-03",
+	} {
+		p := f.Do("GET", target, "").Want(t, 400).Problem(t)
+		if p.Field != "as-of" || !strings.Contains(p.Detail, "2024-05-01") {
+			t.Fatalf("%s: %+v", target, p)
 		}
 	}
 }
