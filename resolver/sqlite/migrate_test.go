@@ -149,7 +149,7 @@ func dumpStore(t *testing.T, st *sqlite.Store) storeDump {
 			}
 		}
 	}
-	d.Duplicates, err = st.DuplicateLocations(ctx, "", 1000)
+	d.Duplicates, err = st.DuplicateLocations(ctx, "", 1000, true)
 	check(err)
 	for v := 1; v <= urn.KeyVersion+1; v++ {
 		d.StaleKeys[v], err = st.StaleKeys(ctx, v, "", 1000)

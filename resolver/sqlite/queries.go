@@ -24,6 +24,7 @@ const (
 	qStaleKeysCurrent
 	qStaleKeys
 	qDuplicateKeys
+	qDuplicateKeysActive
 	qDuplicateURNs
 	qAuthority
 	qAuthorities
@@ -92,8 +93,12 @@ var sqlText = [numQueries]string{
 	// read in key order and filtered.
 	qStaleKeysCurrent: fmt.Sprintf(`SELECT `+keyCols+` FROM keys INDEXED BY %s WHERE version < %d AND key > ? ORDER BY key LIMIT ?`, staleIndex, urn.KeyVersion),
 	qStaleKeys:        `SELECT ` + keyCols + ` FROM keys WHERE key > ? AND version < ? ORDER BY key LIMIT ?`,
-	qDuplicateKeys:    `SELECT key FROM locations WHERE key > ? GROUP BY key HAVING count(*) > 1 ORDER BY key LIMIT ?`,
-	qDuplicateURNs:    `SELECT r.urn FROM locations l JOIN records r ON r.id = l.record_id WHERE l.key = ? ORDER BY r.id`,
+	qDuplicateKeys: `SELECT key FROM locations WHERE key > ? GROUP BY key HAVING count(*) > 1 ORDER BY key LIMIT ?`,
+	// The keys several active records list: the index in key order, each
+	// row's record by its rowid (status 0 is statusCode(Active)).
+	qDuplicateKeysActive: `SELECT l.key FROM locations l JOIN records r ON r.id = l.record_id
+		WHERE l.key > ? AND r.status = 0 GROUP BY l.key HAVING count(*) > 1 ORDER BY l.key LIMIT ?`,
+	qDuplicateURNs: `SELECT r.urn, r.status FROM locations l JOIN records r ON r.id = l.record_id WHERE l.key = ? ORDER BY r.id`,
 	qAuthority:        `SELECT id, name, prefixes, created, updated FROM authorities WHERE id = ?`,
 	qAuthorities:      `SELECT id, name, prefixes, created, updated FROM authorities ORDER BY id`,
 	qTokenByHash:      `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE hash = ?`,

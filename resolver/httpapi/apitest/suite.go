@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,6 +44,7 @@ func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
 		{"WithdrawalNoticeRestated", testWithdrawalNoticeRestated},
 		{"AsOf", testAsOf},
 		{"AsOfDate", testAsOfDate},
+		{"DuplicatesWithdrawn", testDuplicatesWithdrawn},
 		{"Delegation", testDelegation},
 		{"Unavailable", testUnavailable},
 		{"Limits", testLimits},
@@ -727,6 +730,78 @@ func testAsOf(t *testing.T, ns func(*testing.T) resolver.Store) {
 		}
 		if p := r.Want(t, 400).Problem(t); p.Field != c.field {
 			t.Fatalf("%s: %+v", c.target, p)
+		}
+	}
+}
+
+// testDuplicatesWithdrawn: GET /api/v1/duplicates lists the locations
+// that several active records share; withdrawn=true counts the withdrawn
+// records too, and each record comes with its status.
+func testDuplicatesWithdrawn(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	withdraw := func(name string) {
+		f.Do("POST", "/api/v1/names/"+name+"/withdraw", `{"reason":"registered twice"}`, auth(f.books)...).Want(t, 200)
+	}
+	f.Put(f.books, "urn:example:d1", loc("http://example.org/same", "http://example.org/one-active")).Want(t, 201)
+	f.Put(f.books, "urn:example:d2", loc("HTTP://EXAMPLE.ORG:80/same")).Want(t, 201)
+	f.Put(f.books, "urn:example:d3", loc("http://example.org/same")).Want(t, 201)
+	f.Put(f.books, "urn:example:d4", loc("http://example.org/gone", "http://example.org/one-active")).Want(t, 201)
+	f.Put(f.books, "urn:example:d5", loc("http://example.org/gone")).Want(t, 201)
+	for _, n := range []string{"urn:example:d3", "urn:example:d4", "urn:example:d5"} {
+		withdraw(n)
+	}
+	type dup struct {
+		Location string   `json:"location"`
+		URNs     []string `json:"urns"`
+		Statuses []string `json:"statuses"`
+	}
+	type page struct {
+		Duplicates []dup   `json:"duplicates"`
+		Next       *string `json:"next"`
+	}
+	list := func(query string) page {
+		t.Helper()
+		var p page
+		f.Do("GET", "/api/v1/duplicates"+query, "", auth(AdminToken)...).Want(t, 200).JSON(t, &p)
+		return p
+	}
+	same := dup{"http://example.org/same", []string{"urn:example:d1", "urn:example:d2"}, []string{"active", "active"}}
+	want := func(query string, p page, ds ...dup) {
+		t.Helper()
+		ok := len(p.Duplicates) == len(ds)
+		for i := 0; ok && i < len(ds); i++ {
+			ok = p.Duplicates[i].Location == ds[i].Location && slices.Equal(p.Duplicates[i].URNs, ds[i].URNs) &&
+				slices.Equal(p.Duplicates[i].Statuses, ds[i].Statuses)
+		}
+		if !ok {
+			t.Fatalf("%s: %+v, want %+v", query, p.Duplicates, ds)
+		}
+	}
+	// By default: the active records only.
+	want("", list(""), same)
+	want("?withdrawn=false", list("?withdrawn=false"), same)
+	p := list("?limit=1")
+	want("?limit=1", p, same)
+	if p.Next == nil {
+		t.Fatal("a full page without next")
+	}
+	want("the page after", list("?limit=1&after="+url.QueryEscape(*p.Next)))
+	// withdrawn=true: every record, with its status.
+	all := []dup{
+		{"http://example.org/gone", []string{"urn:example:d4", "urn:example:d5"}, []string{"withdrawn", "withdrawn"}},
+		{"http://example.org/one-active", []string{"urn:example:d1", "urn:example:d4"}, []string{"active", "withdrawn"}},
+		{"http://example.org/same", []string{"urn:example:d1", "urn:example:d2", "urn:example:d3"}, []string{"active", "active", "withdrawn"}},
+	}
+	want("?withdrawn=true", list("?withdrawn=true"), all...)
+	p = list("?withdrawn=true&limit=2")
+	want("?withdrawn=true&limit=2", p, all[:2]...)
+	if p.Next == nil {
+		t.Fatal("a full page without next")
+	}
+	want("the page after", list("?withdrawn=true&limit=2&after="+url.QueryEscape(*p.Next)), all[2])
+	for _, q := range []string{"?withdrawn=yes", "?withdrawn=1", "?withdrawn=", "?withdrawn=true&withdrawn=false"} {
+		if p := f.Do("GET", "/api/v1/duplicates"+q, "", auth(AdminToken)...).Want(t, 400).Problem(t); p.Field != "withdrawn" {
+			t.Fatalf("%s: %+v", q, p)
 		}
 	}
 }
