@@ -359,8 +359,8 @@ func runDuplicates(args []string, s *stdio) int {
 		"Lists the locations that more than one active record lists, compared after\n"+
 			"scheme-based normalization (RFC 3986 §6.2.3: HTTP://EXAMPLE.ORG:80/a and\n"+
 			"http://example.org/a are one location), each with the names that share it.\n"+
-			"Withdrawn records are left out: they can no longer be changed. --withdrawn\n"+
-			"counts and lists them too, each name with its status.\n"+
+			"Withdrawn records are left out: their locations can no longer be changed.\n"+
+			"--withdrawn counts and lists them too, each name with its status.\n"+
 			"Against a server this needs the admin token.\n"+targetHelp, s)
 	t := addTarget(fs)
 	withdrawn := fs.Bool("withdrawn", false, "include withdrawn records, and say each record's status")
