@@ -218,12 +218,14 @@ func roleRank(r Role) int {
 	return 0
 }
 
-// Duplicates calls fn for every location that several records share, after
-// scheme-based normalization, in key order.
-func (s *Service) Duplicates(ctx context.Context, fn func(Duplicate) error) error {
+// Duplicates calls fn for every location that several active records
+// share, after scheme-based normalization, in key order; with withdrawn,
+// for every location several records share, whatever their status (see
+// Reader.DuplicateLocations).
+func (s *Service) Duplicates(ctx context.Context, withdrawn bool, fn func(Duplicate) error) error {
 	after := ""
 	for {
-		ds, err := s.store.DuplicateLocations(ctx, after, 1000)
+		ds, err := s.store.DuplicateLocations(ctx, after, 1000, withdrawn)
 		if err != nil {
 			return storeError(err)
 		}

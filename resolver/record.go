@@ -116,6 +116,7 @@ type Rule struct {
 
 // Duplicate is a location that several records share (after normalization).
 type Duplicate struct {
-	Key  string   // the normalized URL
-	URNs []string // the records' names, in record order
+	Key      string   // the normalized URL
+	URNs     []string // the records' names, in record order
+	Statuses []Status // the records' statuses, in the order of URNs
 }

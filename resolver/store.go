@@ -62,8 +62,13 @@ type Reader interface {
 	// in key order after the key after.
 	StaleKeys(ctx context.Context, version int, after string, limit int) ([]Key, error)
 	// DuplicateLocations returns up to limit location keys listed by more
-	// than one record, in key order after the key after.
-	DuplicateLocations(ctx context.Context, after string, limit int) ([]Duplicate, error)
+	// than one record, in key order after the key after. Unless withdrawn
+	// is true it counts and returns only active records: a key listed by
+	// one active record and any number of withdrawn ones is not a
+	// duplicate then (a withdrawn record's locations can no longer be
+	// changed, so it is not what someone looking for double registrations
+	// can fix).
+	DuplicateLocations(ctx context.Context, after string, limit int, withdrawn bool) ([]Duplicate, error)
 
 	// Authority returns the authority with the given ID.
 	Authority(ctx context.Context, id int64) (Authority, error)

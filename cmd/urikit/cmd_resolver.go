@@ -137,8 +137,9 @@ type directory interface {
 	// EachRecord calls fn for every record, withdrawn ones too, in the
 	// order they were created.
 	EachRecord(ctx context.Context, fn func(resolver.Record) error) error
-	// Duplicates calls fn for every location several records share.
-	Duplicates(ctx context.Context, fn func(resolver.Duplicate) error) error
+	// Duplicates calls fn for every location several active records
+	// share; with withdrawn, several records whatever their status.
+	Duplicates(ctx context.Context, withdrawn bool, fn func(resolver.Duplicate) error) error
 
 	// importer returns what writes the records of an import.
 	importer() importSink
@@ -231,9 +232,9 @@ func (d remoteDir) RemoveRule(ctx context.Context, id int64) error { return d.c.
 func (d remoteDir) EachRecord(ctx context.Context, fn func(resolver.Record) error) error {
 	return d.c.EachRecord(ctx, fn)
 }
-func (d remoteDir) Duplicates(ctx context.Context, fn func(resolver.Duplicate) error) error {
-	return d.c.Duplicates(ctx, func(x client.Duplicate) error {
-		return fn(resolver.Duplicate{Key: x.Location, URNs: x.URNs})
+func (d remoteDir) Duplicates(ctx context.Context, withdrawn bool, fn func(resolver.Duplicate) error) error {
+	return d.c.Duplicates(ctx, withdrawn, func(x client.Duplicate) error {
+		return fn(resolver.Duplicate{Key: x.Location, URNs: x.URNs, Statuses: x.Statuses})
 	})
 }
 func (d remoteDir) importer() importSink { return &remoteSink{c: d.c} }
@@ -312,8 +313,8 @@ func (d *localDir) EachRecord(ctx context.Context, fn func(resolver.Record) erro
 		after = recs[len(recs)-1].ID
 	}
 }
-func (d *localDir) Duplicates(ctx context.Context, fn func(resolver.Duplicate) error) error {
-	return d.svc.Duplicates(ctx, fn)
+func (d *localDir) Duplicates(ctx context.Context, withdrawn bool, fn func(resolver.Duplicate) error) error {
+	return d.svc.Duplicates(ctx, withdrawn, fn)
 }
 func (d *localDir) importer() importSink { return &localSink{svc: d.svc} }
 func (d *localDir) Close() error         { return d.st.Close() }

@@ -346,14 +346,25 @@ func rulesTest(ctx context.Context, s *stdio, t *target, d directory, name, serv
 	return exitOK
 }
 
+// duplicateJSON is a line of duplicates --json: the statuses only with
+// --withdrawn (without it, every record listed is active).
+type duplicateJSON struct {
+	Location string            `json:"location"`
+	URNs     []string          `json:"urns"`
+	Statuses []resolver.Status `json:"statuses,omitempty"`
+}
+
 func runDuplicates(args []string, s *stdio) int {
-	fs := newFlags("duplicates", "duplicates [--json]",
-		"Lists the locations that more than one record lists, compared after\n"+
+	fs := newFlags("duplicates", "duplicates [--withdrawn] [--json]",
+		"Lists the locations that more than one active record lists, compared after\n"+
 			"scheme-based normalization (RFC 3986 §6.2.3: HTTP://EXAMPLE.ORG:80/a and\n"+
 			"http://example.org/a are one location), each with the names that share it.\n"+
+			"Withdrawn records are left out: their locations can no longer be changed.\n"+
+			"--withdrawn counts and lists them too, each name with its status.\n"+
 			"Against a server this needs the admin token.\n"+targetHelp, s)
 	t := addTarget(fs)
-	asJSON := fs.Bool("json", false, `print one JSON object a line: {"location":…,"urns":[…]}`)
+	withdrawn := fs.Bool("withdrawn", false, "include withdrawn records, and say each record's status")
+	asJSON := fs.Bool("json", false, `print one JSON object a line: {"location":…,"urns":[…]}, with --withdrawn also "statuses":[…] in the order of urns`)
 	pos, st := parseArgs(fs, args, s)
 	if st >= 0 {
 		return st
@@ -366,15 +377,23 @@ func runDuplicates(args []string, s *stdio) int {
 	}
 	return withDir(s, "duplicates", t, false, func(ctx context.Context, d directory) int {
 		n := 0
-		err := d.Duplicates(ctx, func(dup resolver.Duplicate) error {
+		err := d.Duplicates(ctx, *withdrawn, func(dup resolver.Duplicate) error {
 			n++
 			if *asJSON {
-				printJSON(s.out, map[string]any{"location": dup.Key, "urns": dup.URNs})
+				obj := duplicateJSON{Location: dup.Key, URNs: dup.URNs}
+				if *withdrawn {
+					obj.Statuses = dup.Statuses
+				}
+				printJSON(s.out, obj)
 				return nil
 			}
 			fmt.Fprintf(s.out, "%s\n", dup.Key)
-			for _, u := range dup.URNs {
-				fmt.Fprintf(s.out, "  %s\n", u)
+			for i, u := range dup.URNs {
+				if *withdrawn && i < len(dup.Statuses) {
+					fmt.Fprintf(s.out, "  %s (%s)\n", u, dup.Statuses[i])
+				} else {
+					fmt.Fprintf(s.out, "  %s\n", u)
+				}
 			}
 			return nil
 		})
@@ -382,7 +401,11 @@ func runDuplicates(args []string, s *stdio) int {
 			return fail(s, "duplicates", t, err)
 		}
 		if !*asJSON {
-			fmt.Fprintf(s.err, "%s shared by several records\n", plural(n, "location", "locations"))
+			which := "several active records"
+			if *withdrawn {
+				which = "several records"
+			}
+			fmt.Fprintf(s.err, "%s shared by %s\n", plural(n, "location", "locations"), which)
 		}
 		return exitOK
 	})

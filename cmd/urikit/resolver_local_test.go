@@ -141,6 +141,20 @@ func TestResolverLocal(t *testing.T) {
 	if !strings.Contains(errs, "never reused") {
 		t.Fatalf("reusing a withdrawn name: %s", errs)
 	}
+	// The location is now shared by one active record and a withdrawn
+	// one: no duplicate, unless withdrawn records are asked for.
+	out, errs = cli(t, exitOK, with("duplicates")...)
+	if out != "" || !strings.Contains(errs, "0 locations shared by several active records") {
+		t.Fatalf("duplicates, one withdrawn: %q %q", out, errs)
+	}
+	out, errs = cli(t, exitOK, with("duplicates", "--withdrawn")...)
+	if out != "https://example.org/a\n  urn:example:a/b (active)\n  urn:example:c (withdrawn)\n" || !strings.Contains(errs, "1 location shared by several records") {
+		t.Fatalf("duplicates --withdrawn: %q %q", out, errs)
+	}
+	out, _ = cli(t, exitOK, with("duplicates", "--withdrawn", "--json")...)
+	if out != `{"location":"https://example.org/a","urns":["urn:example:a/b","urn:example:c"],"statuses":["active","withdrawn"]}`+"\n" {
+		t.Fatalf("duplicates --withdrawn --json: %q", out)
+	}
 
 	// Rules.
 	out, _ = cli(t, exitOK, with("rules", "add", "urn:nbn:de:", "https://dnb.example/")...)

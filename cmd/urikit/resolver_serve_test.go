@@ -140,6 +140,15 @@ func TestServeEndToEnd(t *testing.T) {
 	if o != "http://shared.example/\n  urn:example:x\n  urn:example:y\n" {
 		t.Fatalf("duplicates: %q", o)
 	}
+	// Withdrawn, y no longer makes x a duplicate, but for --withdrawn.
+	cli(t, exitOK, "withdraw", "urn:example:y", "--token", mtok)
+	if o, _ = cli(t, exitOK, "duplicates"); o != "" {
+		t.Fatalf("duplicates, y withdrawn: %q", o)
+	}
+	o, _ = cli(t, exitOK, "duplicates", "--withdrawn")
+	if o != "http://shared.example/\n  urn:example:x (active)\n  urn:example:y (withdrawn)\n" {
+		t.Fatalf("duplicates --withdrawn: %q", o)
+	}
 
 	for path, want := range map[string]string{"/healthz": "ok", "/readyz": "ready", "/metrics": "urikit_http_requests_total",
 		"/api/v1/openapi.json": `"/api/v1/duplicates"`, "/": "<form", "/names/urn:example:x": "urn:example:x"} {

@@ -463,8 +463,9 @@ func (c *Client) EachRecord(ctx context.Context, fn func(resolver.Record) error)
 
 // Duplicate is a location that several records list.
 type Duplicate struct {
-	Location string   `json:"location"` // after scheme-based normalization
-	URNs     []string `json:"urns"`
+	Location string            `json:"location"` // after scheme-based normalization
+	URNs     []string          `json:"urns"`
+	Statuses []resolver.Status `json:"statuses"` // the records' statuses, in the order of URNs
 }
 
 // DuplicatePage is one page of GET /api/v1/duplicates.
@@ -473,9 +474,10 @@ type DuplicatePage struct {
 	Next       *string     `json:"next"` // nil on the last page
 }
 
-// DuplicatesPage returns one page of the locations several records share,
-// after the cursor after ("" for the first page). Admin.
-func (c *Client) DuplicatesPage(ctx context.Context, after string, limit int) (DuplicatePage, error) {
+// DuplicatesPage returns one page of the locations several active records
+// share (with withdrawn, several records whatever their status), after the
+// cursor after ("" for the first page). Admin.
+func (c *Client) DuplicatesPage(ctx context.Context, after string, limit int, withdrawn bool) (DuplicatePage, error) {
 	q := url.Values{}
 	if after != "" {
 		q.Set("after", after)
@@ -483,17 +485,21 @@ func (c *Client) DuplicatesPage(ctx context.Context, after string, limit int) (D
 	if limit > 0 {
 		q.Set("limit", strconv.Itoa(limit))
 	}
+	if withdrawn {
+		q.Set("withdrawn", "true")
+	}
 	var p DuplicatePage
 	_, err := c.do(ctx, http.MethodGet, withQuery("/api/v1/duplicates", q), nil, &p)
 	return p, err
 }
 
-// Duplicates calls fn for every location several records share, in the
-// order of the normalized location. Admin.
-func (c *Client) Duplicates(ctx context.Context, fn func(Duplicate) error) error {
+// Duplicates calls fn for every location several active records share
+// (with withdrawn, several records whatever their status), in the order of
+// the normalized location. Admin.
+func (c *Client) Duplicates(ctx context.Context, withdrawn bool, fn func(Duplicate) error) error {
 	after := ""
 	for {
-		p, err := c.DuplicatesPage(ctx, after, 0)
+		p, err := c.DuplicatesPage(ctx, after, 0, withdrawn)
 		if err != nil {
 			return err
 		}

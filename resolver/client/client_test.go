@@ -161,12 +161,28 @@ func TestClient(t *testing.T) {
 	if _, err := m.Records(ctx, 0, 0); kindOf(err) != resolver.KindForbidden {
 		t.Fatalf("a maintainer listing: %v", err)
 	}
-	var dups []client.Duplicate
-	if err := admin.Duplicates(ctx, func(d client.Duplicate) error { dups = append(dups, d); return nil }); err != nil {
+	dups := func(withdrawn bool) []client.Duplicate {
+		t.Helper()
+		var ds []client.Duplicate
+		if err := admin.Duplicates(ctx, withdrawn, func(d client.Duplicate) error { ds = append(ds, d); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return ds
+	}
+	if ds := dups(false); len(ds) != 1 || ds[0].Location != "http://example.org/shared" || len(ds[0].URNs) != 25 {
+		t.Fatalf("Duplicates: %+v", ds)
+	}
+	// A withdrawn record is left out, unless asked for, with its status.
+	if _, err := m.Withdraw(ctx, "urn:example:n025", "merged", ""); err != nil {
 		t.Fatal(err)
 	}
-	if len(dups) != 1 || dups[0].Location != "http://example.org/shared" || len(dups[0].URNs) != 25 {
-		t.Fatalf("Duplicates: %+v", dups)
+	if ds := dups(false); len(ds) != 1 || len(ds[0].URNs) != 24 || slices.Contains(ds[0].URNs, "urn:example:n025") {
+		t.Fatalf("Duplicates of active records: %+v", ds)
+	}
+	ds := dups(true)
+	if len(ds) != 1 || len(ds[0].URNs) != 25 || len(ds[0].Statuses) != 25 || ds[0].URNs[0] != "urn:example:n025" ||
+		ds[0].Statuses[0] != resolver.Withdrawn || ds[0].Statuses[1] != resolver.Active {
+		t.Fatalf("Duplicates with withdrawn records: %+v", ds)
 	}
 	stop := errors.New("stop")
 	if err := admin.EachRecord(ctx, func(resolver.Record) error { return stop }); err != stop {

@@ -486,22 +486,26 @@ func (h *handler) getName(c *apiCall) (answer, error) {
 	return answer{status: http.StatusOK, body: rec}, nil
 }
 
-// apiAsOf reads ?as-of= (RFC 3339) or else Accept-Datetime.
+// apiAsOf reads ?as-of= (a time or a date: parseAsOf) or else
+// Accept-Datetime.
 func apiAsOf(r *http.Request) (time.Time, bool, *problem) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return time.Time{}, false, newProblem(http.StatusBadRequest, ptInvalid, "the query is not well-formed: "+err.Error()).at("query", -1)
 	}
 	if v, ok := q["as-of"]; ok {
+		if len(v) > 1 {
+			return time.Time{}, false, newProblem(http.StatusBadRequest, ptInvalid,
+				"as-of is given "+strconv.Itoa(len(v))+" times: give one, "+asOfForms).at("as-of", -1)
+		}
 		s := v[0]
-		t, err := parseRFC3339(s)
+		t, err := parseAsOf(s)
 		if err != nil {
 			// A "+" of a time zone offset sent unencoded reads as a space.
-			t, err = parseRFC3339(strings.ReplaceAll(s, " ", "+"))
+			t, err = parseAsOf(strings.ReplaceAll(s, " ", "+"))
 		}
-		if err != nil || len(v) > 1 {
-			return time.Time{}, false, newProblem(http.StatusBadRequest, ptInvalid,
-				"as-of must be one RFC 3339 time such as 2024-05-01T12:00:00Z").at("as-of", -1)
+		if err != nil {
+			return time.Time{}, false, badAsOf(s)
 		}
 		return t, true, nil
 	}

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urikit/urikit/resolver"
@@ -41,8 +42,9 @@ type recordsPage struct {
 
 // duplicate is one location that several records share.
 type duplicate struct {
-	Location string   `json:"location"` // the URL after scheme-based normalization
-	URNs     []string `json:"urns"`     // the records' names, in record order
+	Location string            `json:"location"` // the URL after scheme-based normalization
+	URNs     []string          `json:"urns"`     // the records' names, in record order
+	Statuses []resolver.Status `json:"statuses"` // their statuses, in the same order
 }
 
 // duplicatesPage is the answer of GET /api/v1/duplicates.
@@ -96,6 +98,20 @@ func afterSeq(q url.Values) (int64, error) {
 	return n, nil
 }
 
+// boolParam reads the query parameter name, "true" or "false" (false when
+// absent); given more than once or with another value, it is 400 naming it.
+func boolParam(q url.Values, name string) (bool, error) {
+	v, ok := q[name]
+	if !ok {
+		return false, nil
+	}
+	if len(v) == 1 && (v[0] == "true" || v[0] == "false") {
+		return v[0] == "true", nil
+	}
+	return false, newProblem(http.StatusBadRequest, ptInvalid,
+		name+" must be given once, true or false, not "+strconv.Quote(truncate(strings.Join(v, "&"), 32))).at(name, -1)
+}
+
 // listNames is GET /api/v1/names?after=ID&limit=N (admin): the records,
 // withdrawn ones too, in ID order (the order they were created in, but
 // for records created at the same time: see client.Records).
@@ -124,11 +140,18 @@ func (h *handler) listNames(c *apiCall) (answer, error) {
 	return answer{status: http.StatusOK, body: page}, nil
 }
 
-// listDuplicates is GET /api/v1/duplicates?after=KEY&limit=N (admin): the
-// locations that more than one record lists, compared after scheme-based
-// normalization (RFC 3986 §6.2.3), in the order of the normalized URL.
+// listDuplicates is GET /api/v1/duplicates?after=KEY&limit=N&withdrawn=B
+// (admin): the locations that more than one active record lists, compared
+// after scheme-based normalization (RFC 3986 §6.2.3), in the order of the
+// normalized URL; with withdrawn=true, those that more than one record
+// lists, withdrawn ones too. The store filters, so that a page holds limit
+// locations unless it is the last (the Go client stops at an empty one).
 func (h *handler) listDuplicates(c *apiCall) (answer, error) {
 	q, limit, err := c.adminRead("duplicate locations")
+	if err != nil {
+		return answer{}, err
+	}
+	withdrawn, err := boolParam(q, "withdrawn")
 	if err != nil {
 		return answer{}, err
 	}
@@ -136,13 +159,13 @@ func (h *handler) listDuplicates(c *apiCall) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	ds, err := h.svc.Store().DuplicateLocations(ctx, q.Get("after"), limit)
+	ds, err := h.svc.Store().DuplicateLocations(ctx, q.Get("after"), limit, withdrawn)
 	if err != nil {
 		return answer{}, err
 	}
 	page := duplicatesPage{Duplicates: make([]duplicate, len(ds))}
 	for i, d := range ds {
-		page.Duplicates[i] = duplicate{Location: d.Key, URNs: d.URNs}
+		page.Duplicates[i] = duplicate{Location: d.Key, URNs: d.URNs, Statuses: d.Statuses}
 	}
 	if len(ds) == limit {
 		next := ds[len(ds)-1].Key

@@ -132,7 +132,8 @@ func TestListDuplicates(t *testing.T) {
 // and a page never holds more than the limit asked for.
 func FuzzListingQuery(f *testing.F) {
 	for _, q := range []string{"", "limit=1", "after=3&limit=2", "after=http://example.org/x", "limit=0", "after=-1",
-		"limit=99999999999999999999", "after=%zz", "after=1&after=2", "limit=1%00", ";", "&&&", "after=urn%3Aexample"} {
+		"limit=99999999999999999999", "after=%zz", "after=1&after=2", "limit=1%00", ";", "&&&", "after=urn%3Aexample",
+		"withdrawn=true", "withdrawn=false&limit=2", "withdrawn=1", "withdrawn=true&withdrawn=false", "withdrawn"} {
 		f.Add(q)
 	}
 	st := memstore.New()

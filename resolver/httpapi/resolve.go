@@ -254,13 +254,14 @@ func (h *handler) parseNameRequest(r *http.Request, text, service string, k kind
 			nr.hops = n
 		}
 	}
-	// as-of: the name as it was resolved at a time (RFC 3339); the
-	// directive wins over Memento's Accept-Datetime header (RFC 7089 §2.1.1).
+	// as-of: the name as it was resolved at a time or on a day (parseAsOf);
+	// the directive wins over Memento's Accept-Datetime header (RFC 7089
+	// §2.1.1).
 	if v, ok := d.Get("as-of"); ok {
 		dv, err := url.PathUnescape(v)
-		t, terr := parseRFC3339(dv)
+		t, terr := parseAsOf(dv)
 		if err != nil || terr != nil {
-			return nr, newProblem(http.StatusBadRequest, ptInvalid, "as-of must be an RFC 3339 time such as 2024-05-01T12:00:00Z, not "+strconv.Quote(truncate(v, 64))).at("as-of", -1)
+			return nr, badAsOf(v)
 		}
 		nr.asOf, nr.hasAsOf = t, true
 	} else if t, ok, p := acceptDatetime(r); p != nil {
@@ -833,9 +834,31 @@ func writeJSON(rw http.ResponseWriter, status int, v any) {
 	rw.Write(b)
 }
 
-// parseRFC3339 parses an RFC 3339 date-time. Its "T" and "Z" may be lower
-// case (RFC 3339 §5.6, the note under the ABNF), which Go's layout does
-// not accept; no other letter can appear in one.
-func parseRFC3339(s string) (time.Time, error) {
+// parseAsOf parses the value of as-of, on the resolve routes and the API
+// alike: an RFC 3339 date-time, or a full-date alone (RFC 3339 §5.6), the
+// way a citation gives the day it was accessed. A date means the state at
+// the end of that day in UTC, everything recorded up to and including it:
+// its last instant, which no entry's time (kept to the microsecond, see
+// resolver.Seal) passes. A date-time's "T" and "Z" may be lower case
+// (RFC 3339 §5.6, the note under the ABNF), which Go's layout does not
+// accept; no other letter can appear in one. time.Parse checks that a
+// date is a real one (no 2024-02-30).
+func parseAsOf(s string) (time.Time, error) {
+	if len(s) == len(time.DateOnly) {
+		day, err := time.Parse(time.DateOnly, s)
+		if err != nil {
+			return time.Time{}, err
+		}
+		return day.AddDate(0, 0, 1).Add(-time.Nanosecond), nil
+	}
 	return time.Parse(time.RFC3339Nano, strings.ToUpper(s))
+}
+
+// asOfForms is what the problems about as-of say it takes.
+const asOfForms = "an RFC 3339 date-time such as 2024-05-01T12:00:00Z or a full-date such as 2024-05-01 (the end of that day, UTC)"
+
+// badAsOf is the problem of an as-of value parseAsOf does not take; v is
+// the value as sent.
+func badAsOf(v string) *problem {
+	return newProblem(http.StatusBadRequest, ptInvalid, "as-of must be "+asOfForms+", not "+strconv.Quote(truncate(v, 64))).at("as-of", -1)
 }

@@ -121,8 +121,8 @@ func (s *Store) Records(ctx context.Context, after int64, limit int) ([]resolver
 func (s *Store) StaleKeys(ctx context.Context, v int, after string, limit int) ([]resolver.Key, error) {
 	return s.view().staleKeys(v, after, limit), nil
 }
-func (s *Store) DuplicateLocations(ctx context.Context, after string, limit int) ([]resolver.Duplicate, error) {
-	return s.view().duplicates(after, limit), nil
+func (s *Store) DuplicateLocations(ctx context.Context, after string, limit int, withdrawn bool) ([]resolver.Duplicate, error) {
+	return s.view().duplicates(after, limit, withdrawn), nil
 }
 func (s *Store) Authority(ctx context.Context, id int64) (resolver.Authority, error) {
 	return s.view().authority(id)
@@ -231,21 +231,30 @@ func (d *data) staleKeys(version int, after string, limit int) []resolver.Key {
 	return out
 }
 
-func (d *data) duplicates(after string, limit int) []resolver.Duplicate {
-	byKey := map[string][]string{}
+func (d *data) duplicates(after string, limit int, withdrawn bool) []resolver.Duplicate {
+	byKey := map[string]*resolver.Duplicate{}
 	for _, r := range sortedValues(d.records, func(r resolver.Record) int64 { return r.ID }) {
+		if r.Status != resolver.Active && !withdrawn {
+			continue
+		}
 		seen := map[string]bool{}
 		for _, l := range r.Locations {
 			if !seen[l.Key] {
 				seen[l.Key] = true
-				byKey[l.Key] = append(byKey[l.Key], r.URN)
+				dup := byKey[l.Key]
+				if dup == nil {
+					dup = &resolver.Duplicate{Key: l.Key}
+					byKey[l.Key] = dup
+				}
+				dup.URNs = append(dup.URNs, r.URN)
+				dup.Statuses = append(dup.Statuses, r.Status)
 			}
 		}
 	}
 	var out []resolver.Duplicate
-	for k, urns := range byKey {
-		if len(urns) > 1 && k > after {
-			out = append(out, resolver.Duplicate{Key: k, URNs: urns})
+	for k, dup := range byKey {
+		if len(dup.URNs) > 1 && k > after {
+			out = append(out, *dup)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
@@ -395,8 +404,8 @@ func (t *tx) Records(ctx context.Context, after int64, limit int) ([]resolver.Re
 func (t *tx) StaleKeys(ctx context.Context, v int, after string, limit int) ([]resolver.Key, error) {
 	return t.d.staleKeys(v, after, limit), nil
 }
-func (t *tx) DuplicateLocations(ctx context.Context, after string, limit int) ([]resolver.Duplicate, error) {
-	return t.d.duplicates(after, limit), nil
+func (t *tx) DuplicateLocations(ctx context.Context, after string, limit int, withdrawn bool) ([]resolver.Duplicate, error) {
+	return t.d.duplicates(after, limit, withdrawn), nil
 }
 func (t *tx) Authority(ctx context.Context, id int64) (resolver.Authority, error) {
 	return t.d.authority(id)

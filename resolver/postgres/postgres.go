@@ -327,9 +327,9 @@ func (s *Store) StaleKeys(ctx context.Context, v int, after string, limit int) (
 	return ks, err
 }
 
-func (s *Store) DuplicateLocations(ctx context.Context, after string, limit int) (ds []resolver.Duplicate, err error) {
+func (s *Store) DuplicateLocations(ctx context.Context, after string, limit int, withdrawn bool) (ds []resolver.Duplicate, err error) {
 	err = s.read(ctx, func(ctx context.Context, r reader) error {
-		ds, err = r.duplicateLocations(ctx, after, limit)
+		ds, err = r.duplicateLocations(ctx, after, limit, withdrawn)
 		return err
 	})
 	return ds, err

@@ -134,11 +134,27 @@ func (r reader) staleKeys(ctx context.Context, version int, after string, limit 
 		WHERE version < $1 AND key > $2 ORDER BY key LIMIT $3`, version, after, limit)
 }
 
-func (r reader) duplicateLocations(ctx context.Context, after string, limit int) ([]resolver.Duplicate, error) {
-	rows, err := r.q.Query(ctx, `SELECT d.key, array_agg(r.urn ORDER BY r.id)
+// Duplicate keys: every record counts, or (duplicateKeysActive) only the
+// active ones, which are then the only ones listed.
+const (
+	duplicateKeys = `SELECT d.key, array_agg(r.urn ORDER BY r.id), array_agg(r.status ORDER BY r.id)
 		FROM (SELECT key FROM locations WHERE key > $1 GROUP BY key HAVING count(*) > 1 ORDER BY key LIMIT $2) d
 		JOIN locations l ON l.key = d.key JOIN records r ON r.id = l.record_id
-		GROUP BY d.key ORDER BY d.key`, after, limit)
+		GROUP BY d.key ORDER BY d.key`
+	duplicateKeysActive = `SELECT d.key, array_agg(r.urn ORDER BY r.id), array_agg(r.status ORDER BY r.id)
+		FROM (SELECT l.key FROM locations l JOIN records r ON r.id = l.record_id
+			WHERE l.key > $1 AND r.status = 'active' GROUP BY l.key HAVING count(*) > 1 ORDER BY l.key LIMIT $2) d
+		JOIN locations l ON l.key = d.key JOIN records r ON r.id = l.record_id
+		WHERE r.status = 'active'
+		GROUP BY d.key ORDER BY d.key`
+)
+
+func (r reader) duplicateLocations(ctx context.Context, after string, limit int, withdrawn bool) ([]resolver.Duplicate, error) {
+	q := duplicateKeysActive
+	if withdrawn {
+		q = duplicateKeys
+	}
+	rows, err := r.q.Query(ctx, q, after, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -146,8 +162,12 @@ func (r reader) duplicateLocations(ctx context.Context, after string, limit int)
 	var out []resolver.Duplicate
 	for rows.Next() {
 		var d resolver.Duplicate
-		if err := rows.Scan(&d.Key, &d.URNs); err != nil {
+		var statuses []string
+		if err := rows.Scan(&d.Key, &d.URNs, &statuses); err != nil {
 			return nil, err
+		}
+		for _, s := range statuses {
+			d.Statuses = append(d.Statuses, resolver.Status(s))
 		}
 		out = append(out, d)
 	}

@@ -275,8 +275,8 @@ func (t *tx) Records(ctx context.Context, after int64, limit int) ([]resolver.Re
 func (t *tx) StaleKeys(ctx context.Context, v int, after string, limit int) ([]resolver.Key, error) {
 	return t.staleKeys(ctx, v, after, limit)
 }
-func (t *tx) DuplicateLocations(ctx context.Context, after string, limit int) ([]resolver.Duplicate, error) {
-	return t.duplicateLocations(ctx, after, limit)
+func (t *tx) DuplicateLocations(ctx context.Context, after string, limit int, withdrawn bool) ([]resolver.Duplicate, error) {
+	return t.duplicateLocations(ctx, after, limit, withdrawn)
 }
 func (t *tx) Authority(ctx context.Context, id int64) (resolver.Authority, error) {
 	return t.authority(ctx, id)

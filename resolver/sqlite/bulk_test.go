@@ -335,7 +335,7 @@ func TestBulkUndo(t *testing.T) {
 	if byLoc, err := st.RecordsByLocation(ctx, "https://stale.example/60"); err != nil || len(byLoc) != 0 {
 		t.Fatalf("a location of a stopped call: %+v %v", byLoc, err)
 	}
-	if dups, err := st.DuplicateLocations(ctx, "", 10); err != nil || len(dups) != 0 {
+	if dups, err := st.DuplicateLocations(ctx, "", 10, true); err != nil || len(dups) != 0 {
 		t.Fatalf("duplicate locations: %+v %v", dups, err)
 	}
 }

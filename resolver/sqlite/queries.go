@@ -24,6 +24,7 @@ const (
 	qStaleKeysCurrent
 	qStaleKeys
 	qDuplicateKeys
+	qDuplicateKeysActive
 	qDuplicateURNs
 	qAuthority
 	qAuthorities
@@ -93,7 +94,7 @@ var sqlText = [numQueries]string{
 	qStaleKeysCurrent: fmt.Sprintf(`SELECT `+keyCols+` FROM keys INDEXED BY %s WHERE version < %d AND key > ? ORDER BY key LIMIT ?`, staleIndex, urn.KeyVersion),
 	qStaleKeys:        `SELECT ` + keyCols + ` FROM keys WHERE key > ? AND version < ? ORDER BY key LIMIT ?`,
 	qDuplicateKeys:    `SELECT key FROM locations WHERE key > ? GROUP BY key HAVING count(*) > 1 ORDER BY key LIMIT ?`,
-	qDuplicateURNs:    `SELECT r.urn FROM locations l JOIN records r ON r.id = l.record_id WHERE l.key = ? ORDER BY r.id`,
+	qDuplicateURNs:    `SELECT r.urn, r.status FROM locations l JOIN records r ON r.id = l.record_id WHERE l.key = ? ORDER BY r.id`,
 	qAuthority:        `SELECT id, name, prefixes, created, updated FROM authorities WHERE id = ?`,
 	qAuthorities:      `SELECT id, name, prefixes, created, updated FROM authorities ORDER BY id`,
 	qTokenByHash:      `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE hash = ?`,
@@ -103,6 +104,11 @@ var sqlText = [numQueries]string{
 	qLog:              `SELECT ` + entryCols + ` FROM history WHERE seq > ? ORDER BY seq LIMIT ?`,
 	qHead:             `SELECT ` + entryCols + ` FROM history ORDER BY seq DESC LIMIT 1`,
 	qSetting:          `SELECT value FROM settings WHERE name = ?`,
+
+	// The keys several active records list: the index in key order, each
+	// row's record by its rowid (status 0 is statusCode(Active)).
+	qDuplicateKeysActive: `SELECT l.key FROM locations l JOIN records r ON r.id = l.record_id
+		WHERE l.key > ? AND r.status = 0 GROUP BY l.key HAVING count(*) > 1 ORDER BY l.key LIMIT ?`,
 
 	qInsertRecord: `INSERT INTO records (urn, key, status, redirect, successor, reason, authority_id, created, updated, body)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -214,12 +214,16 @@ func (rd reader) StaleKeys(ctx context.Context, version int, after string, limit
 	return rd.keys(ctx, rd.q[qStaleKeys], after, version, limit)
 }
 
-func (rd reader) DuplicateLocations(ctx context.Context, after string, limit int) ([]resolver.Duplicate, error) {
+func (rd reader) DuplicateLocations(ctx context.Context, after string, limit int, withdrawn bool) ([]resolver.Duplicate, error) {
 	if err := rd.live(); err != nil || limit <= 0 {
 		return nil, err
 	}
+	keys := qDuplicateKeysActive
+	if withdrawn {
+		keys = qDuplicateKeys
+	}
 	return readConsistent(ctx, rd, func(ctx context.Context, stmt func(query) *sql.Stmt) ([]resolver.Duplicate, error) {
-		rows, err := stmt(qDuplicateKeys).QueryContext(ctx, after, limit)
+		rows, err := stmt(keys).QueryContext(ctx, after, limit)
 		if err != nil {
 			return nil, storeErr(ctx, "finding duplicate locations", err)
 		}
@@ -237,31 +241,38 @@ func (rd reader) DuplicateLocations(ctx context.Context, after string, limit int
 			return nil, storeErr(ctx, "finding duplicate locations", err)
 		}
 		for i := range out {
-			urns, err := strs(ctx, stmt(qDuplicateURNs), out[i].Key)
-			if err != nil {
+			if err := duplicateRecords(ctx, stmt(qDuplicateURNs), &out[i], withdrawn); err != nil {
 				return nil, storeErr(ctx, "finding duplicate locations", err)
 			}
-			out[i].URNs = urns
 		}
 		return out, nil
 	})
 }
 
-func strs(ctx context.Context, st *sql.Stmt, args ...any) ([]string, error) {
-	rows, err := st.QueryContext(ctx, args...)
+// duplicateRecords fills in the names and statuses of the records that
+// list d.Key, withdrawn ones only when withdrawn is true.
+func duplicateRecords(ctx context.Context, st *sql.Stmt, d *resolver.Duplicate, withdrawn bool) error {
+	rows, err := st.QueryContext(ctx, d.Key)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	var out []string
 	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
+		var urn string
+		var code int64
+		if err := rows.Scan(&urn, &code); err != nil {
+			return err
 		}
-		out = append(out, s)
+		status, ok := statusOf(code)
+		if !ok {
+			return fmt.Errorf("sqlite: record %s has the unknown status code %d", urn, code)
+		}
+		if status == resolver.Active || withdrawn {
+			d.URNs = append(d.URNs, urn)
+			d.Statuses = append(d.Statuses, status)
+		}
 	}
-	return out, rows.Err()
+	return rows.Err()
 }
 
 // readConsistent runs f, which makes several queries, on one snapshot of

@@ -605,8 +605,8 @@ func (s *Store) Records(ctx context.Context, after int64, limit int) ([]resolver
 func (s *Store) StaleKeys(ctx context.Context, version int, after string, limit int) ([]resolver.Key, error) {
 	return s.rd.StaleKeys(ctx, version, after, limit)
 }
-func (s *Store) DuplicateLocations(ctx context.Context, after string, limit int) ([]resolver.Duplicate, error) {
-	return s.rd.DuplicateLocations(ctx, after, limit)
+func (s *Store) DuplicateLocations(ctx context.Context, after string, limit int, withdrawn bool) ([]resolver.Duplicate, error) {
+	return s.rd.DuplicateLocations(ctx, after, limit, withdrawn)
 }
 func (s *Store) Authority(ctx context.Context, id int64) (resolver.Authority, error) {
 	return s.rd.Authority(ctx, id)

@@ -122,7 +122,7 @@ func testEmpty(t *testing.T, b Backend) {
 		"Log":         func() (int, error) { r, err := s.Log(c, 0, 10); return len(r), err },
 		"Rules":       func() (int, error) { r, err := s.Rules(c); return len(r), err },
 		"Authorities": func() (int, error) { r, err := s.Authorities(c); return len(r), err },
-		"Duplicates":  func() (int, error) { r, err := s.DuplicateLocations(c, "", 10); return len(r), err },
+		"Duplicates":  func() (int, error) { r, err := s.DuplicateLocations(c, "", 10, true); return len(r), err },
 		"ByLocation":  func() (int, error) { r, err := s.RecordsByLocation(c, "http://x/"); return len(r), err },
 	} {
 		if got, err := n(); err != nil || got != 0 {
@@ -271,20 +271,53 @@ func testLocationIndex(t *testing.T, b Backend) {
 	if err != nil || len(recs) != 2 || recs[0].ID != a.ID || recs[1].ID != bb.ID {
 		t.Fatalf("RecordsByLocation: %d records, %v", len(recs), err)
 	}
-	d, err := s.DuplicateLocations(c, "", 10)
-	if err != nil || len(d) != 2 {
-		t.Fatalf("DuplicateLocations: %+v %v", d, err)
+	// Withdrawn records: one shares a location with an active record
+	// (http://only-c/) and one with the two active ones (http://shared/);
+	// two share one only with each other (http://gone/).
+	withdrawn := func(name string, locs ...string) {
+		r := sampleRecord(name, locs...)
+		r.Status, r.Reason = resolver.Withdrawn, "gone"
+		insert(t, s, r)
 	}
-	if d[0].Key != "http://also/" || !slices.Equal(d[0].URNs, []string{"urn:example:c", "urn:example:d"}) ||
-		d[1].Key != "http://shared/" || !slices.Equal(d[1].URNs, []string{"urn:example:a", "urn:example:b"}) {
-		t.Fatalf("DuplicateLocations: %+v", d)
+	withdrawn("urn:example:w1", "http://shared/", "http://only-c/", "http://gone/")
+	withdrawn("urn:example:w2", "http://gone/")
+	act, wd := resolver.Active, resolver.Withdrawn
+	type dup struct {
+		key      string
+		urns     []string
+		statuses []resolver.Status
 	}
-	if d, _ := s.DuplicateLocations(c, "http://also/", 10); len(d) != 1 || d[0].Key != "http://shared/" {
-		t.Fatalf("DuplicateLocations after a key: %+v", d)
+	want := func(what string, d []resolver.Duplicate, err error, ws ...dup) {
+		t.Helper()
+		ok := err == nil && len(d) == len(ws)
+		for i := 0; ok && i < len(ws); i++ {
+			ok = d[i].Key == ws[i].key && slices.Equal(d[i].URNs, ws[i].urns) && slices.Equal(d[i].Statuses, ws[i].statuses)
+		}
+		if !ok {
+			t.Fatalf("DuplicateLocations %s: %+v %v, want %+v", what, d, err, ws)
+		}
 	}
-	if d, _ := s.DuplicateLocations(c, "", 1); len(d) != 1 {
-		t.Fatalf("DuplicateLocations limit 1: %+v", d)
-	}
+	also := dup{"http://also/", []string{"urn:example:c", "urn:example:d"}, []resolver.Status{act, act}}
+	shared := dup{"http://shared/", []string{"urn:example:a", "urn:example:b"}, []resolver.Status{act, act}}
+	// Active records only: the withdrawn ones neither count nor show.
+	d, err := s.DuplicateLocations(c, "", 10, false)
+	want("of active records", d, err, also, shared)
+	d, err = s.DuplicateLocations(c, "http://also/", 10, false)
+	want("after a key", d, err, shared)
+	d, err = s.DuplicateLocations(c, "", 1, false)
+	want("limit 1", d, err, also)
+	// The limit counts the keys listed, not those skipped.
+	d, err = s.DuplicateLocations(c, "", 2, false)
+	want("limit 2", d, err, also, shared)
+	// With withdrawn records, each with its status.
+	d, err = s.DuplicateLocations(c, "", 10, true)
+	want("with withdrawn records", d, err, also,
+		dup{"http://gone/", []string{"urn:example:w1", "urn:example:w2"}, []resolver.Status{wd, wd}},
+		dup{"http://only-c/", []string{"urn:example:c", "urn:example:w1"}, []resolver.Status{act, wd}},
+		dup{"http://shared/", []string{"urn:example:a", "urn:example:b", "urn:example:w1"}, []resolver.Status{act, act, wd}})
+	d, err = s.DuplicateLocations(c, "http://gone/", 1, true)
+	want("with withdrawn records, after a key, limit 1", d, err,
+		dup{"http://only-c/", []string{"urn:example:c", "urn:example:w1"}, []resolver.Status{act, wd}})
 }
 
 func testPaging(t *testing.T, b Backend) {

@@ -978,12 +978,28 @@ func testByLocation(t *testing.T, b Backend) {
 	}
 	_, err = e.svc.ByLocation(c, "no scheme")
 	wantKind(t, "ByLocation of a non-URI", err, resolver.KindInvalid)
-	var ds []resolver.Duplicate
-	if err := e.svc.Duplicates(c, func(d resolver.Duplicate) error { ds = append(ds, d); return nil }); err != nil {
+	dups := func(withdrawn bool) []resolver.Duplicate {
+		t.Helper()
+		var ds []resolver.Duplicate
+		if err := e.svc.Duplicates(c, withdrawn, func(d resolver.Duplicate) error { ds = append(ds, d); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return ds
+	}
+	if ds := dups(false); len(ds) != 1 || ds[0].Key != "https://example.org/foo" || len(ds[0].URNs) != 2 {
+		t.Fatalf("Duplicates: %+v", ds)
+	}
+	// Once one of the two is withdrawn, the location is shared by one
+	// active record: no duplicate, unless withdrawn records are asked for.
+	if _, err := e.svc.Withdraw(c, e.a, "urn:example:a2", "moved", ""); err != nil {
 		t.Fatal(err)
 	}
-	if len(ds) != 1 || ds[0].Key != "https://example.org/foo" || len(ds[0].URNs) != 2 {
-		t.Fatalf("Duplicates: %+v", ds)
+	if ds := dups(false); len(ds) != 0 {
+		t.Fatalf("Duplicates of active records, one withdrawn: %+v", ds)
+	}
+	if ds := dups(true); len(ds) != 1 || !slices.Equal(ds[0].URNs, []string{"urn:example:a1", "urn:example:a2"}) ||
+		!slices.Equal(ds[0].Statuses, []resolver.Status{resolver.Active, resolver.Withdrawn}) {
+		t.Fatalf("Duplicates with withdrawn records: %+v", ds)
 	}
 }
 

@@ -402,11 +402,11 @@ func (s *switchStore) RecordStates(ctx context.Context, after int64, limit int) 
 	return s.Store.RecordStates(ctx, after, limit)
 }
 
-func (s *switchStore) DuplicateLocations(ctx context.Context, after string, limit int) ([]resolver.Duplicate, error) {
+func (s *switchStore) DuplicateLocations(ctx context.Context, after string, limit int, withdrawn bool) ([]resolver.Duplicate, error) {
 	if err := s.err(); err != nil {
 		return nil, err
 	}
-	return s.Store.DuplicateLocations(ctx, after, limit)
+	return s.Store.DuplicateLocations(ctx, after, limit, withdrawn)
 }
 
 func (s *switchStore) Authority(ctx context.Context, id int64) (resolver.Authority, error) {

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,6 +43,8 @@ func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
 		{"Withdrawn", testWithdrawn},
 		{"WithdrawalNoticeRestated", testWithdrawalNoticeRestated},
 		{"AsOf", testAsOf},
+		{"AsOfDate", testAsOfDate},
+		{"DuplicatesWithdrawn", testDuplicatesWithdrawn},
 		{"Delegation", testDelegation},
 		{"Unavailable", testUnavailable},
 		{"Limits", testLimits},
@@ -727,6 +731,151 @@ func testAsOf(t *testing.T, ns func(*testing.T) resolver.Store) {
 		}
 		if p := r.Want(t, 400).Problem(t); p.Field != c.field {
 			t.Fatalf("%s: %+v", c.target, p)
+		}
+	}
+}
+
+// testDuplicatesWithdrawn: GET /api/v1/duplicates lists the locations
+// that several active records share; withdrawn=true counts the withdrawn
+// records too, and each record comes with its status.
+func testDuplicatesWithdrawn(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	withdraw := func(name string) {
+		f.Do("POST", "/api/v1/names/"+name+"/withdraw", `{"reason":"registered twice"}`, auth(f.books)...).Want(t, 200)
+	}
+	f.Put(f.books, "urn:example:d1", loc("http://example.org/same", "http://example.org/one-active")).Want(t, 201)
+	f.Put(f.books, "urn:example:d2", loc("HTTP://EXAMPLE.ORG:80/same")).Want(t, 201)
+	f.Put(f.books, "urn:example:d3", loc("http://example.org/same")).Want(t, 201)
+	f.Put(f.books, "urn:example:d4", loc("http://example.org/gone", "http://example.org/one-active")).Want(t, 201)
+	f.Put(f.books, "urn:example:d5", loc("http://example.org/gone")).Want(t, 201)
+	for _, n := range []string{"urn:example:d3", "urn:example:d4", "urn:example:d5"} {
+		withdraw(n)
+	}
+	type dup struct {
+		Location string   `json:"location"`
+		URNs     []string `json:"urns"`
+		Statuses []string `json:"statuses"`
+	}
+	type page struct {
+		Duplicates []dup   `json:"duplicates"`
+		Next       *string `json:"next"`
+	}
+	list := func(query string) page {
+		t.Helper()
+		var p page
+		f.Do("GET", "/api/v1/duplicates"+query, "", auth(AdminToken)...).Want(t, 200).JSON(t, &p)
+		return p
+	}
+	same := dup{"http://example.org/same", []string{"urn:example:d1", "urn:example:d2"}, []string{"active", "active"}}
+	want := func(query string, p page, ds ...dup) {
+		t.Helper()
+		ok := len(p.Duplicates) == len(ds)
+		for i := 0; ok && i < len(ds); i++ {
+			ok = p.Duplicates[i].Location == ds[i].Location && slices.Equal(p.Duplicates[i].URNs, ds[i].URNs) &&
+				slices.Equal(p.Duplicates[i].Statuses, ds[i].Statuses)
+		}
+		if !ok {
+			t.Fatalf("%s: %+v, want %+v", query, p.Duplicates, ds)
+		}
+	}
+	// By default: the active records only.
+	want("", list(""), same)
+	want("?withdrawn=false", list("?withdrawn=false"), same)
+	p := list("?limit=1")
+	want("?limit=1", p, same)
+	if p.Next == nil {
+		t.Fatal("a full page without next")
+	}
+	want("the page after", list("?limit=1&after="+url.QueryEscape(*p.Next)))
+	// withdrawn=true: every record, with its status.
+	all := []dup{
+		{"http://example.org/gone", []string{"urn:example:d4", "urn:example:d5"}, []string{"withdrawn", "withdrawn"}},
+		{"http://example.org/one-active", []string{"urn:example:d1", "urn:example:d4"}, []string{"active", "withdrawn"}},
+		{"http://example.org/same", []string{"urn:example:d1", "urn:example:d2", "urn:example:d3"}, []string{"active", "active", "withdrawn"}},
+	}
+	want("?withdrawn=true", list("?withdrawn=true"), all...)
+	p = list("?withdrawn=true&limit=2")
+	want("?withdrawn=true&limit=2", p, all[:2]...)
+	if p.Next == nil {
+		t.Fatal("a full page without next")
+	}
+	want("the page after", list("?withdrawn=true&limit=2&after="+url.QueryEscape(*p.Next)), all[2])
+	for _, q := range []string{"?withdrawn=yes", "?withdrawn=1", "?withdrawn=", "?withdrawn=true&withdrawn=false"} {
+		if p := f.Do("GET", "/api/v1/duplicates"+q, "", auth(AdminToken)...).Want(t, 400).Problem(t); p.Field != "withdrawn" {
+			t.Fatalf("%s: %+v", q, p)
+		}
+	}
+}
+
+// testAsOfDate: as-of takes a full-date alone (a citation's "accessed
+// on"), meaning the end of that day in UTC, wherever it takes a time.
+func testAsOfDate(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	at := func(s string) time.Time {
+		want, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.Clock.Advance(want.Sub(f.Clock.Now()))
+	}
+	// Created and changed on 2024-05-02, changed again at the first
+	// instant of 2024-05-03, and once more later that day.
+	at("2024-05-02T08:00:00Z")
+	f.Put(f.books, "urn:example:cited", loc("https://example.org/d1-morning")).Want(t, 201)
+	lastOfD := at("2024-05-02T23:59:59.999999Z")
+	f.Put(f.books, "urn:example:cited", loc("https://example.org/d1-night")).Want(t, 200)
+	at("2024-05-03T00:00:00Z")
+	f.Put(f.books, "urn:example:cited", loc("https://example.org/d2-midnight")).Want(t, 200)
+	d2 := at("2024-05-03T15:00:00Z")
+	f.Put(f.books, "urn:example:cited", loc("https://example.org/d2-afternoon")).Want(t, 200)
+	f.Clock.Advance(24 * time.Hour)
+
+	// As of D: the state after D's last change, not the next day's.
+	for _, target := range []string{
+		"/urn:example:cited?as-of=2024-05-02",
+		"/urn:example:cited?s=I2L&as-of=2024-05-02",
+		"/urn:example:cited?+as-of=2024-05-02",
+		"/uri-res/N2L?urn:example:cited?+as-of=2024-05-02",
+	} {
+		r := f.Do("GET", target, "").Want(t, 303)
+		wantHeader(t, r, "Location", "https://example.org/d1-night")
+		wantHeader(t, r, "Memento-Datetime", lastOfD.Format(http.TimeFormat))
+	}
+	r := f.Do("GET", "/api/v1/names/urn:example:cited?as-of=2024-05-02", "").Want(t, 200)
+	if !strings.Contains(r.Body, "d1-night") {
+		t.Fatalf("API as of 2024-05-02: %s", r.Body)
+	}
+	wantHeader(t, r, "Memento-Datetime", lastOfD.Format(http.TimeFormat))
+	r = f.Do("GET", "/urn:example:cited?s=I2Ls&as-of=2024-05-03", "").Want(t, 200)
+	if r.Body != "# urn:example:cited\r\nhttps://example.org/d2-afternoon\r\n" {
+		t.Fatalf("as of 2024-05-03: %q", r.Body)
+	}
+	wantHeader(t, r, "Memento-Datetime", d2.Format(http.TimeFormat))
+	// The directive's date wins over the header, as its time does.
+	r = f.Do("GET", "/urn:example:cited?as-of=2024-05-02", "", "Accept-Datetime", d2.Format(http.TimeFormat)).Want(t, 303)
+	wantHeader(t, r, "Location", "https://example.org/d1-night")
+	// As of the day before: no record yet, as before its first time.
+	f.Do("GET", "/urn:example:cited?as-of=2024-05-01", "").Want(t, 404).Problem(t)
+	f.Do("GET", "/api/v1/names/urn:example:cited?as-of=2024-05-01", "").Want(t, 404).Problem(t)
+	// A leap day is a date (before the record: 404, not 400).
+	f.Do("GET", "/urn:example:cited?as-of=2024-02-29", "").Want(t, 404)
+
+	// Not dates: 400 naming as-of, saying what it takes.
+	for _, target := range []string{
+		"/urn:example:cited?as-of=2024-02-30",
+		"/urn:example:cited?as-of=2024-13-01",
+		"/urn:example:cited?as-of=2023-02-29",
+		"/urn:example:cited?as-of=2024-5-01",
+		"/urn:example:cited?as-of=2024-05-1",
+		"/urn:example:cited?+as-of=2024-02-30",
+		"/uri-res/N2L?urn:example:cited?+as-of=2024-13-01",
+		"/api/v1/names/urn:example:cited?as-of=2024-02-30",
+		"/api/v1/names/urn:example:cited?as-of=2024-13-01",
+		"/api/v1/names/urn:example:cited?as-of=2024-05-02&as-of=2024-05-03",
+	} {
+		p := f.Do("GET", target, "").Want(t, 400).Problem(t)
+		if p.Field != "as-of" || !strings.Contains(p.Detail, "2024-05-01") {
+			t.Fatalf("%s: %+v", target, p)
 		}
 	}
 }
