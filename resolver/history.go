@@ -60,19 +60,29 @@ type Entry struct {
 	Hash        []byte // ChainHash(Prev, this entry)
 }
 
-// Public reports whether anyone may read the entry's Data: a change to a
-// record (the record as it stood, which the names API shows anyway) or a
-// migration's counts. The entries about authorities, tokens, delegation
-// rules and the admin token hold what only the admin may read through the
-// API; the public log shows them without Data, so that a reader can still
-// follow the chain's links across them.
-func (e Entry) Public() bool {
-	switch e.Action {
-	case ActionNameCreate, ActionNameUpdate, ActionNameWithdraw,
-		ActionKeysMigrate, ActionLocationsMigrate, ActionLocationsRekey:
+// ChangesRecord reports whether entries of this action record a change to
+// a record: their Data is the record as it stood after it.
+func (a Action) ChangesRecord() bool {
+	switch a {
+	case ActionNameCreate, ActionNameUpdate, ActionNameWithdraw:
 		return true
 	}
 	return false
+}
+
+// Public reports whether anyone may read the Data of entries of this
+// action: a change to a record (the record as it stood, which the names
+// API shows anyway) or a migration's counts. The entries about
+// authorities, tokens, delegation rules and the admin token hold what only
+// the admin may read through the API; the public log shows them without
+// Data, so that a reader can still follow the chain's links across them
+// (but cannot recompute their hashes).
+func (a Action) Public() bool {
+	switch a {
+	case ActionKeysMigrate, ActionLocationsMigrate, ActionLocationsRekey:
+		return true
+	}
+	return a.ChangesRecord()
 }
 
 // ChainHash is the hash that links e to the entry before it: SHA-256 over a

@@ -414,8 +414,7 @@ func (s *Service) LookupAsOf(ctx context.Context, name urn.URN, t time.Time) (Re
 		if hist[i].Time.After(t) {
 			break
 		}
-		switch hist[i].Action {
-		case ActionNameCreate, ActionNameUpdate, ActionNameWithdraw:
+		if hist[i].Action.ChangesRecord() {
 			at = &hist[i]
 		}
 	}

@@ -404,9 +404,7 @@ func (s *Service) verifyState(ctx context.Context, st RecordState, aliased bool,
 	case st.Latest.Seq == 0:
 		return fail(st.Record.URN, "no history entry is about this record: it was added to the records table without going through the history")
 	}
-	switch st.Latest.Action {
-	case ActionNameCreate, ActionNameUpdate, ActionNameWithdraw:
-	default:
+	if !st.Latest.Action.ChangesRecord() {
 		return fail(st.Record.URN, "the last history entry about it, %d, is a %s, not a change to a record", st.Latest.Seq, st.Latest.Action)
 	}
 	// The snapshot is the record's MarshalJSON at the time of the change:

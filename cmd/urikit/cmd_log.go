@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urikit/urikit/resolver/client"
 )
@@ -44,13 +45,18 @@ func formatHead(h client.LogHead) string {
 	return strconv.FormatInt(h.Seq, 10) + ":" + base64.StdEncoding.EncodeToString(h.Hash)
 }
 
-// maxLogRounds bounds the walks after the last page: a directory written
+// maxLogRounds bounds the reads after the last page: a directory written
 // to all the time moves its head while the walk reads, and each round
-// reads what came meanwhile.
-const maxLogRounds = 100
+// reads what came meanwhile; behind a load balancer or with a read
+// replica, a head can come from a store that has not yet replayed the
+// entries already checked, and the walk waits logRoundWait for it.
+const (
+	maxLogRounds = 100
+	logRoundWait = 100 * time.Millisecond
+)
 
 func runLog(args []string, s *stdio) int {
-	fs := newFlags("log", "log --server URL [--head SEQ:HASH]... [--json]",
+	fs := newFlags("log", "log --server URL [--head SEQ:HASH]... [--json] [--token T]",
 		"Reads a running resolver's public history (GET /api/v1/log) from its first\n"+
 			"entry to its head, as any reader can (no token), and checks it: entries\n"+
 			"numbered without gaps, each linked to the one before by its hash, and the\n"+
@@ -59,12 +65,15 @@ func runLog(args []string, s *stdio) int {
 			"checked, their hashes cannot be. It prints the head, SEQ:HASH; keep it, and\n"+
 			"give it with --head on a later run, which then also checks that the\n"+
 			"history still leads to it: a history rewritten before it would not.\n"+
-			"On a data directory, 'urikit verify' checks more (the records too).\n\n"+
-			"Options: --server URL (or "+envServer+").\n"+
+			"What an entry without data says is not checked: 'urikit verify', with the\n"+
+			"store, checks that too, and the records against the history.\n\n"+
+			"Options: --server URL (or "+envServer+"); --token, the admin token, only for a\n"+
+			"server that keeps its history to the admin (serve --history-access admin).\n"+
 			"Exit status: 0 the chain holds, 1 it does not or the server failed, 2 usage error.\n", s)
 	server := fs.String("server", "", "a running urikit serve's base URL, e.g. https://resolver.example (or "+envServer+")")
 	var heads logHeads
 	fs.Var(&heads, "head", "SEQ:HASH of a head printed by an earlier run: the log must still lead to it (repeat)")
+	token := fs.String("token", "", "a token to send, for a server that gives its history to the admin only (or "+envToken+")")
 	asJSON := fs.Bool("json", false, "also print every entry, one JSON object a line, to standard output (the summary goes to standard error)")
 	pos, st := parseArgs(fs, args, s)
 	if st >= 0 {
@@ -81,7 +90,10 @@ func runLog(args []string, s *stdio) int {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	c := client.New(*server, "")
+	if *token == "" {
+		*token = os.Getenv(envToken)
+	}
+	c := client.New(*server, *token)
 	check := client.NewLogChecker(heads...)
 	summary := s.out
 	if *asJSON {
@@ -109,9 +121,17 @@ func runLog(args []string, s *stdio) int {
 		if page.Next != nil {
 			continue
 		}
-		if check.Last().Seq < head.Seq && rounds < maxLogRounds {
-			rounds++ // entries written while the walk read
-			continue
+		if check.Last().Seq != head.Seq && rounds < maxLogRounds {
+			rounds++
+			if check.Last().Seq > head.Seq {
+				// A store behind the entries already checked answered.
+				select {
+				case <-ctx.Done():
+					return fail(s, "log", nil, ctx.Err())
+				case <-time.After(logRoundWait):
+				}
+			}
+			continue // else entries were written while the walk read
 		}
 		break
 	}

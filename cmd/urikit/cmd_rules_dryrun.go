@@ -11,6 +11,7 @@ import (
 
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/federate"
+	"github.com/urikit/urikit/urn"
 )
 
 // A dry run of a rule change: `urikit rules add PREFIX TARGET --dry-run`
@@ -85,15 +86,19 @@ func rulesDryRun(ctx context.Context, s *stdio, cmd string, t *target, d directo
 			return fail(s, cmd, t, err)
 		}
 		bad++
-		fmt.Fprintf(s.out, "not a URN %s: %v\n", name, err)
+		fmt.Fprintf(s.out, "refused   %s: %v\n", name, err)
 	}
 	what := "the change would be accepted"
 	if change.add != nil {
 		what = "the rule would be accepted"
 	}
-	fmt.Fprintf(s.out, "dry run: %s; %s of %d would go elsewhere", what, plural(changed, "name", "names"), len(tries)-bad)
+	if len(tries) == 0 {
+		fmt.Fprintf(s.out, "dry run: %s; no names tried (--try, --try-file)", what)
+	} else {
+		fmt.Fprintf(s.out, "dry run: %s; %s of %d would go elsewhere", what, plural(changed, "name", "names"), len(tries)-bad)
+	}
 	if bad > 0 {
-		fmt.Fprintf(s.out, "; %s not a URN", plural(bad, "argument is", "arguments are"))
+		fmt.Fprintf(s.out, "; %s refused", plural(bad, "name was", "names were"))
 	}
 	fmt.Fprintln(s.out, "; nothing was written")
 	if bad > 0 {
@@ -103,8 +108,8 @@ func rulesDryRun(ctx context.Context, s *stdio, cmd string, t *target, d directo
 }
 
 // changedRules returns the rules after change, or nil and the exit status
-// when the server would refuse it, with the reason printed as the server
-// gives it.
+// when the server would refuse it, with the reason (the server's, and the
+// rule in the way).
 func changedRules(s *stdio, cmd string, t *target, rules []resolver.Rule, change ruleChange) ([]resolver.Rule, int) {
 	after := slices.Clone(rules)
 	if change.add != nil {
@@ -121,8 +126,12 @@ func changedRules(s *stdio, cmd string, t *target, rules []resolver.Rule, change
 	return slices.Delete(after, i, i+1), exitOK
 }
 
-// meetings says which rules' prefixes lie under or over the prefix of the
-// rule added or removed: the names between them change hands.
+// meetings says which rules' prefixes lie over or under the prefix of the
+// rule added or removed, as written or in their key forms (urn.KeyPrefixes:
+// urn:nbn:DE: and urn:nbn:de: hold the same names, RFC 8458 §4.3). Of the
+// rules over it, only the nearest, the longest prefix, holds the names
+// under it before an addition or after a removal; every rule under it
+// keeps the names under its own prefix.
 func meetings(rules []resolver.Rule, change ruleChange) []string {
 	var p string
 	var lines []string
@@ -137,29 +146,62 @@ func meetings(rules []resolver.Rule, change ruleChange) []string {
 			}
 		}
 	}
-	for _, r := range rules {
+	var nearest *resolver.Rule
+	var under []string
+	for i, r := range rules {
 		switch {
 		case r.ID == change.remove:
-		case strings.HasPrefix(p, r.Prefix) && change.add != nil:
-			lines = append(lines, fmt.Sprintf("  under rule %d (%s → %s): the names under %s go to %s instead", r.ID, r.Prefix, r.Target, p, change.add.Target))
-		case strings.HasPrefix(p, r.Prefix):
-			lines = append(lines, fmt.Sprintf("  under rule %d (%s → %s): the names under %s go there instead", r.ID, r.Prefix, r.Target, p))
-		case strings.HasPrefix(r.Prefix, p):
-			lines = append(lines, fmt.Sprintf("  over rule %d (%s → %s), which keeps the names under its prefix", r.ID, r.Prefix, r.Target))
+		case r.Prefix == p || prefixUnder(p, r.Prefix) && prefixUnder(r.Prefix, p):
+			lines = append(lines, fmt.Sprintf("  the same names as rule %d (%s → %s), by the namespace's equivalence", r.ID, r.Prefix, r.Target))
+		case prefixUnder(p, r.Prefix):
+			if nearest == nil || len(r.Prefix) > len(nearest.Prefix) {
+				nearest = &rules[i]
+			}
+		case prefixUnder(r.Prefix, p):
+			under = append(under, fmt.Sprintf("  over rule %d (%s → %s), which keeps the names under its prefix", r.ID, r.Prefix, r.Target))
 		}
 	}
-	return lines
+	if nearest != nil {
+		what := "go there instead"
+		if change.add != nil {
+			what = "go to " + change.add.Target + " instead"
+		}
+		lines = append(lines, fmt.Sprintf("  under rule %d (%s → %s): the names under %s %s", nearest.ID, nearest.Prefix, nearest.Target, p, what))
+	}
+	return append(lines, under...)
 }
 
-// destination says where name goes under rules: its own record here, a
-// reserved alias, the redirect of the rule it takes, or nowhere. The
-// answers before and after a change are compared as strings.
+// prefixUnder reports whether the names under prefix p all lie under
+// prefix q, as written or by a key form: one of p's key prefixes starts
+// with one of q's.
+func prefixUnder(p, q string) bool {
+	if strings.HasPrefix(p, q) {
+		return true
+	}
+	for _, kp := range urn.KeyPrefixes(p) {
+		for _, kq := range urn.KeyPrefixes(q) {
+			if strings.HasPrefix(kp, kq) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// destination says where name goes under rules, as the server would
+// answer it: its own record here (410 when withdrawn), a reserved alias,
+// the redirect of the rule it takes (508 when it has been handed on too
+// often), or no rule. The answers before and after a change are compared
+// as strings.
 func destination(ctx context.Context, d directory, rules []resolver.Rule, name, service string) (string, error) {
 	u, err := resolver.ParseName("urn", name)
 	if err != nil {
 		return "", err
 	}
 	if rec, err := d.Get(ctx, name); err == nil {
+		if rec.Status == resolver.Withdrawn {
+			return "its own record here (" + rec.URN + "), withdrawn: 410, before any rule", nil
+		}
 		return "its own record here (" + rec.URN + "), answered before any rule", nil
 	} else if errors.Is(err, resolver.ErrReserved) {
 		return "reserved here (an alias a record dropped): 404, never handed on", nil
@@ -170,19 +212,21 @@ func destination(ctx context.Context, d directory, rules []resolver.Rule, name, 
 	if err != nil {
 		return "", err
 	}
-	if hops >= federate.DefaultHopLimit {
-		return fmt.Sprintf("508 Loop Detected (handed on %d times already)", hops), nil
-	}
 	ref, ok, err := federate.ByRules(rules, u, service, hops+1)
 	if err != nil {
 		return "", err
 	}
 	if !ok {
-		return "no rule: 404", nil
+		return "no rule: 404 (or DDDS discovery, when the server runs with --dns)", nil
 	}
 	rule := "the new rule"
 	if ref.Rule.ID != 0 {
 		rule = fmt.Sprintf("rule %d", ref.Rule.ID)
+	}
+	if hops >= federate.DefaultHopLimit {
+		// The rule applies, but the server would not hand the name on
+		// again (RFC 5842 §7.2), as rules test says.
+		return fmt.Sprintf("%s (%s), but 508 Loop Detected: handed on %d times already", rule, ref.Rule.Prefix, hops), nil
 	}
 	return fmt.Sprintf("%s (%s) → %s", rule, ref.Rule.Prefix, ref.URL), nil
 }

@@ -40,6 +40,7 @@ const (
 	envCache      = "URIKIT_CACHE"
 	envLogFormat  = "URIKIT_LOG_FORMAT"
 	envLogLevel   = "URIKIT_LOG_LEVEL"
+	envHistory    = "URIKIT_HISTORY_ACCESS"
 )
 
 // Timeouts of the HTTP server: a slow or stalled client holds a
@@ -61,6 +62,7 @@ type serveConfig struct {
 	addr, data, db, readDB, dns string
 	cache                       int
 	logFormat, logLevel         string
+	historyAccess               string // who reads GET /api/v1/log: "public" or "admin"
 }
 
 // envOr returns the environment variable's value when the flag was not
@@ -88,7 +90,8 @@ func runServe(args []string, s *stdio) int {
 			"system picked). SIGTERM or SIGINT stops it gracefully: no new connections,\n"+
 			"the requests under way are answered (up to 30s), then the store is closed.\n\n"+
 			"Environment: URIKIT_ADDR, URIKIT_DATA, URIKIT_DB, URIKIT_READ_DB, URIKIT_DNS,\n"+
-			"URIKIT_CACHE, URIKIT_LOG_FORMAT, URIKIT_LOG_LEVEL stand for the flags;\n"+
+			"URIKIT_CACHE, URIKIT_LOG_FORMAT, URIKIT_LOG_LEVEL, URIKIT_HISTORY_ACCESS stand\n"+
+			"for the flags;\n"+
 			"URIKIT_ADMIN_TOKEN is the admin token. A flag wins over its variable.\n"+
 			"Exit status: 0 after a graceful stop, 1 when it cannot start, 2 usage error.", s)
 	var c serveConfig
@@ -100,6 +103,7 @@ func runServe(args []string, s *stdio) int {
 	fs.IntVar(&c.cache, "cache", 0, "entries in the cache of hot lookups; 0 means 65536, -1 turns it off (or "+envCache+")")
 	fs.StringVar(&c.logFormat, "log-format", "text", "text or json (or "+envLogFormat+")")
 	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info (one line a request), warn or error (or "+envLogLevel+")")
+	fs.StringVar(&c.historyAccess, "history-access", "public", "who may read the whole history, GET /api/v1/log: public (anyone can check it, and list every name) or admin (or "+envHistory+")")
 	pos, st := parseArgs(fs, args, s)
 	if st >= 0 {
 		return st
@@ -116,6 +120,10 @@ func runServe(args []string, s *stdio) int {
 	envOr(fs, "dns", envDNS, &c.dns)
 	envOr(fs, "log-format", envLogFormat, &c.logFormat)
 	envOr(fs, "log-level", envLogLevel, &c.logLevel)
+	envOr(fs, "history-access", envHistory, &c.historyAccess)
+	if c.historyAccess != "public" && c.historyAccess != "admin" {
+		return usageErr(s, "serve", "--history-access is public or admin, not %q", c.historyAccess)
+	}
 	if !flagSet(fs, "cache") && os.Getenv(envCache) != "" {
 		n, err := strconv.Atoi(os.Getenv(envCache))
 		if err != nil {
@@ -244,10 +252,11 @@ func serve(s *stdio, c serveConfig, logger *slog.Logger) error {
 		return fmt.Errorf("--dns: %v", errText(err, nil))
 	}
 	opts := httpapi.Options{
-		Delegator: deleg,
-		Logger:    logger,
-		Metrics:   prometheus.NewRegistry(),
-		Pages:     web.New(svc, web.Options{Logger: logger}),
+		Delegator:  deleg,
+		Logger:     logger,
+		Metrics:    prometheus.NewRegistry(),
+		Pages:      web.New(svc, web.Options{Logger: logger}),
+		PrivateLog: c.historyAccess == "admin",
 	}
 	if _, ok := store.(*postgres.Store); ok && c.readDB != "" {
 		// Read-your-writes with a replica: a write's answer carries the

@@ -120,3 +120,20 @@ func TestLogChecksTheChain(t *testing.T) {
 		t.Fatalf("a rewritten history against the head kept: %s", errs)
 	}
 }
+
+// TestLogPrivateHistory: serve --history-access admin keeps the whole
+// history to the admin token; urikit log reads it with --token.
+func TestLogPrivateHistory(t *testing.T) {
+	hermetic(t)
+	const admin = "log-test-admin-token-0123456789"
+	srv := startServerArgs(t, []string{"--data", filepath.Join(t.TempDir(), "data"), "--history-access", "admin"}, "URIKIT_ADMIN_TOKEN="+admin)
+	_, errs := cli(t, exitInvalid, "log", "--server", srv.URL)
+	if !strings.Contains(errs, "urikit log: ") || !strings.Contains(errs, "token") {
+		t.Fatalf("log without a token: %s", errs)
+	}
+	out, _ := cli(t, exitOK, "log", "--server", srv.URL, "--token", admin)
+	if !strings.Contains(out, "1 entry checked (1 entry without data): every link holds") {
+		t.Fatalf("log with the admin token: %s", out)
+	}
+	cli(t, exitUsage, "serve", "--history-access", "everyone")
+}

@@ -80,8 +80,26 @@ func TestRulesDryRun(t *testing.T) {
 		}
 		cli(t, exitInvalid, with("rules", "remove", "9", "--dry-run")...)
 		out, _ = cli(t, exitInvalid, with("rules", "add", "urn:nbn:fi:", "https://fi.example/", "--dry-run", "--try", "urn:nbn:fi:1", "--try", "not a urn")...)
-		if !strings.Contains(out, "not a URN not a urn: ") || !strings.Contains(out, "1 name of 1 would go elsewhere; 1 argument is not a URN") {
+		if !strings.Contains(out, "refused   not a urn: ") || !strings.Contains(out, "1 name of 1 would go elsewhere; 1 name was refused") {
 			t.Errorf("a bad name among the tries:\n%s", out)
+		}
+		// A name handed on too often: 404 now (no rule takes it), 508
+		// after, as the server answers (it counts hops only for a rule).
+		out, _ = cli(t, exitOK, with("rules", "add", "urn:nbn:fi:", "https://fi.example/", "--dry-run", "--try", "urn:nbn:fi:1?+hops=8")...)
+		if !strings.Contains(out, "changes   urn:nbn:fi:1?+hops=8: no rule: 404 (or DDDS discovery, when the server runs with --dns)\n"+
+			"          after: the new rule (urn:nbn:fi:), but 508 Loop Detected: handed on 8 times already\n") {
+			t.Errorf("a name at the hop limit:\n%s", out)
+		}
+		// Nested rules: only the nearest rule over the new prefix gives up
+		// names; a prefix in another spelling of the same names is named.
+		out, _ = cli(t, exitOK, with("rules", "add", "urn:nbn:de:bsz:1-", "https://bsz1.example/", "--dry-run")...)
+		if !strings.Contains(out, "  under rule 2 (urn:nbn:de:bsz: → https://bsz.example/)") || strings.Contains(out, "under rule 1") ||
+			!strings.Contains(out, "dry run: the rule would be accepted; no names tried (--try, --try-file); nothing was written\n") {
+			t.Errorf("a rule under two:\n%s", out)
+		}
+		out, _ = cli(t, exitOK, with("rules", "add", "urn:nbn:DE:", "https://other.example/", "--dry-run")...)
+		if !strings.Contains(out, "  the same names as rule 1 (urn:nbn:de: → https://dnb.example/), by the namespace's equivalence\n") {
+			t.Errorf("a prefix equivalent to a rule's:\n%s", out)
 		}
 		// Without --dry-run the try flags make no sense; a bad service is
 		// a usage error.

@@ -7,6 +7,9 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
+
+	"github.com/urikit/urikit/resolver"
 )
 
 // LogEntry is an entry of the public log (GET /api/v1/log): a history
@@ -48,9 +51,11 @@ func (c *Client) Log(ctx context.Context, after int64, limit int) (LogPage, erro
 
 // LogChecker follows the public log entry by entry and checks what a
 // reader can: that the entries are numbered from 1 without a gap, that
-// each links to the one before (its Prev is that entry's Hash), and that
-// the hash of every entry shown with its data is that of its fields
-// (HistoryEntry.Sound). It also checks the heads a reader kept from
+// each links to the one before (its Prev is that entry's Hash), that the
+// hash of every entry shown with its data is that of its fields
+// (HistoryEntry.Sound), and that only entries of the actions the server
+// may withhold come without their data. The fields of a withheld entry
+// are not checked: its hash covers its data, which a reader does not get. It also checks the heads a reader kept from
 // earlier walks: the entry at a kept Seq must have the kept Hash, or the
 // history before it was rewritten.
 type LogChecker struct {
@@ -79,6 +84,15 @@ func (c *LogChecker) Check(e LogEntry) error {
 		return fmt.Errorf("entry %d does not link to entry %d: its prev is not that entry's hash (the history was changed there)", e.Seq, c.last.Seq)
 	}
 	if e.Withheld {
+		// The server withholds only the entries of actions that are not
+		// public, none of them about a record. An entry about a record
+		// shown as withheld would escape the hash check: an edit that
+		// turned a change to a record into such an entry is refused here.
+		// What a withheld entry says cannot be checked from outside, and
+		// urikit verify, with the store, checks it.
+		if resolver.Action(e.Action).Public() || e.Record != 0 || strings.HasPrefix(strings.ToLower(e.Subject), "urn:") {
+			return fmt.Errorf("entry %d (%s %s) comes without its data, but it is about a record, whose entries are public: the history was changed there", e.Seq, e.Action, e.Subject)
+		}
 		c.Withheld++
 	} else if !e.Sound() {
 		return fmt.Errorf("entry %d (%s %s): its hash is not that of its fields: it was changed after it was written", e.Seq, e.Action, e.Subject)

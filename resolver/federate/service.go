@@ -43,8 +43,6 @@ func (s svc) is(name string) bool {
 	return strings.EqualFold(name, s.i) || s.n != "" && strings.EqualFold(name, s.n)
 }
 
-// lookupService finds the service named name, by either of its names,
-// ignoring case.
 // CheckService reports whether name is a resolution service that rules
 // hand on (ByRules' service), and if not, why.
 func CheckService(name string) error {
@@ -52,6 +50,8 @@ func CheckService(name string) error {
 	return err
 }
 
+// lookupService finds the service named name, by either of its names,
+// ignoring case.
 func lookupService(name string) (svc, error) {
 	for _, s := range delegable {
 		if s.is(name) {

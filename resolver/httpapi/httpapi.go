@@ -68,6 +68,11 @@ type Options struct {
 	// Positions is the read-your-writes hook (see Positions). nil means
 	// the history's sequence number, which is exact for one store.
 	Positions Positions
+	// PrivateLog serves the whole history (GET /api/v1/log) to the admin
+	// token only. By default anyone may read it, so that anyone can check
+	// the history was not rewritten; it then also lists every record the
+	// directory ever had, which GET /api/v1/names gives only the admin.
+	PrivateLog bool
 }
 
 // Defaults of Options.

@@ -28,7 +28,7 @@ func (h *handler) listingRoutes() []route {
 	return []route{
 		{method: "GET", pattern: "/api/v1/names", serve: h.api(h.listNames)},
 		{method: "GET", pattern: "/api/v1/duplicates", serve: h.api(h.listDuplicates)},
-		{method: "GET", pattern: "/api/v1/log", serve: h.publicAPI(h.listLog)},
+		{method: "GET", pattern: "/api/v1/log", serve: h.logAccess(h.listLog)},
 	}
 }
 
@@ -208,6 +208,30 @@ type logPage struct {
 	Head logHead `json:"head"`
 }
 
+// logAccess serves the log to anyone, or with Options.PrivateLog to the
+// admin token only.
+func (h *handler) logAccess(op operation) func(*respWriter, *http.Request) {
+	if !h.opts.PrivateLog {
+		return h.publicAPI(op)
+	}
+	return h.api(func(c *apiCall) (answer, error) {
+		if !c.p.Admin {
+			return answer{}, newProblem(http.StatusForbidden, ptForbidden, "this resolver gives its whole history to the admin token only (urikit serve --history-access admin)")
+		}
+		return op(c)
+	})
+}
+
+// logChunk is how many entries listLog reads from the store at a time,
+// and logPageBytes how many bytes of entries' data a page holds at most
+// (one entry more may take it past): an entry holds a whole record, up to
+// about 0.7 MiB, so a page of MaxPageSize entries could otherwise take
+// gigabytes for one anonymous request.
+const (
+	logChunk     = 100
+	logPageBytes = 4 << 20
+)
+
 // listLog is GET /api/v1/log?after=SEQ&limit=N (anyone): the directory's
 // whole history in Seq order, the entries about records in full and the
 // others without their data, with the chain's head. Every entry's link
@@ -227,28 +251,47 @@ func (h *handler) listLog(c *apiCall) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	entries, err := h.svc.Store().Log(ctx, after, limit)
-	if err != nil {
-		return answer{}, err
+	page := logPage{Entries: []logEntry{}}
+	full, size := false, 0
+	for !full && len(page.Entries) < limit {
+		want := min(logChunk, limit-len(page.Entries))
+		entries, err := h.svc.Store().Log(ctx, after, want)
+		if err != nil {
+			return answer{}, err
+		}
+		for _, e := range entries {
+			le := logEntry{Seq: e.Seq, Time: e.Time.UTC(), Action: e.Action, Subject: e.Subject, Actor: e.Actor,
+				Authority: e.AuthorityID, Record: e.RecordID, Prev: e.Prev, Hash: e.Hash}
+			if e.Action.Public() {
+				le.Data, size = e.Data, size+len(e.Data)
+			} else {
+				le.Withheld = true
+			}
+			page.Entries = append(page.Entries, le)
+			after = e.Seq
+			if size >= logPageBytes {
+				break
+			}
+		}
+		full = size >= logPageBytes
+		if len(entries) < want {
+			break // the end of the history
+		}
+	}
+	if full || len(page.Entries) == limit {
+		page.Next = &after
 	}
 	head, err := h.svc.Store().Head(ctx)
 	if err != nil {
 		return answer{}, err
 	}
-	page := logPage{Entries: make([]logEntry, len(entries)), Head: logHead{Seq: head.Seq, Hash: head.Hash}}
-	for i, e := range entries {
-		le := logEntry{Seq: e.Seq, Time: e.Time.UTC(), Action: e.Action, Subject: e.Subject, Actor: e.Actor,
-			Authority: e.AuthorityID, Record: e.RecordID, Prev: e.Prev, Hash: e.Hash}
-		if e.Public() {
-			le.Data = e.Data
-		} else {
-			le.Withheld = true
-		}
-		page.Entries[i] = le
-	}
-	if len(entries) == limit {
-		next := entries[len(entries)-1].Seq
-		page.Next = &next
+	page.Head = logHead{Seq: head.Seq, Hash: head.Hash}
+	if n := len(page.Entries); n > 0 && page.Entries[n-1].Seq > head.Seq {
+		// The head came from a store behind the one the entries came
+		// from (a read replica): the page's last entry is a head too,
+		// and a newer one.
+		last := page.Entries[n-1]
+		page.Head = logHead{Seq: last.Seq, Hash: last.Hash}
 	}
 	return answer{status: http.StatusOK, body: page}, nil
 }

@@ -788,9 +788,7 @@ func (h *handler) writeURCs(rw *respWriter, r *http.Request, ctx context.Context
 	var out []urcVersion
 	for i := len(hist) - 1; i >= 0; i-- {
 		e := hist[i]
-		switch e.Action {
-		case resolver.ActionNameCreate, resolver.ActionNameUpdate, resolver.ActionNameWithdraw:
-		default:
+		if !e.Action.ChangesRecord() {
 			continue
 		}
 		if nr.hasAsOf && e.Time.After(nr.asOf) {

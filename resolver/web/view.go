@@ -277,7 +277,7 @@ func historyView(h []resolver.Entry) []entryView {
 		}
 		out = append(out, entryView{Seq: e.Seq, Time: e.Time, Action: action, Actor: e.Actor,
 			Hash: short, Full: full, Summary: summary(e)})
-		if isRecordChange(e.Action) {
+		if e.Action.ChangesRecord() {
 			prev = e.Action
 		}
 	}
@@ -291,7 +291,7 @@ func withdrawnAt(h []resolver.Entry) time.Time {
 	var at time.Time
 	for _, e := range h {
 		switch {
-		case !isRecordChange(e.Action):
+		case !e.Action.ChangesRecord():
 		case e.Action != resolver.ActionNameWithdraw:
 			at = time.Time{}
 		case at.IsZero():
@@ -299,16 +299,6 @@ func withdrawnAt(h []resolver.Entry) time.Time {
 		}
 	}
 	return at
-}
-
-// isRecordChange reports whether an entry of a record's history changed
-// the record (rather than, say, migrated its keys).
-func isRecordChange(a resolver.Action) bool {
-	switch a {
-	case resolver.ActionNameCreate, resolver.ActionNameUpdate, resolver.ActionNameWithdraw:
-		return true
-	}
-	return false
 }
 
 func actionText(a resolver.Action) string {

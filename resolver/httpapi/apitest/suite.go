@@ -58,6 +58,8 @@ func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
 		{"NameWritesTakeNoQuery", testNameWritesTakeNoQuery},
 		{"WithdrawAndHistory", testWithdrawAndHistory},
 		{"PublicLog", testPublicLog},
+		{"LogPageBytes", testLogPageBytes},
+		{"PrivateLog", testPrivateLog},
 		{"WithdrawSuccessorItself", testWithdrawSuccessorItself},
 		{"Conditional", testConditional},
 		{"ConditionalRace", testConditionalRace},
@@ -1920,6 +1922,73 @@ func testPublicLog(t *testing.T, ns func(*testing.T) resolver.Store) {
 	}
 	for _, q := range []string{"after=-1", "after=x", "limit=0", "limit=10001", "limit=%zz"} {
 		f.Do("GET", "/api/v1/log?"+q, "").Want(t, 400).Problem(t)
+	}
+}
+
+// testLogPageBytes: a page of the log holds at most about 4 MiB of
+// entries' data, whatever limit asks for: one maintainer's large record
+// changed many times must not make one anonymous request cost gigabytes.
+func testLogPageBytes(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	// A record of about 200 KB: 64 locations of 2 KiB URLs and 1 KiB labels.
+	body := func(round int) string {
+		var b strings.Builder
+		b.WriteString(`{"locations":[`)
+		for i := range 64 {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"url":"https://example.org/%d/%d/%s","label":%q}`, round, i, strings.Repeat("p", 2000), strings.Repeat("l", 1000))
+		}
+		b.WriteString(`]}`)
+		return b.String()
+	}
+	const rounds = 30
+	for round := range rounds {
+		f.Put(f.books, "urn:example:big", body(round)).Want(t, 200+map[bool]int{true: 1}[round == 0])
+	}
+	total, pages, after := 0, 0, ""
+	for {
+		r := f.Do("GET", "/api/v1/log?limit=10000"+after, "").Want(t, 200)
+		var page struct {
+			Entries []struct {
+				Seq  int64           `json:"seq"`
+				Data json.RawMessage `json:"data"`
+			} `json:"entries"`
+			Next *int64 `json:"next"`
+		}
+		r.JSON(t, &page)
+		size := 0
+		for _, e := range page.Entries {
+			size += len(e.Data)
+		}
+		if size > 4<<20+300<<10 {
+			t.Fatalf("a page of %d entries holds %d bytes of data", len(page.Entries), size)
+		}
+		total += len(page.Entries)
+		pages++
+		if page.Next == nil {
+			break
+		}
+		after = "&after=" + strconv.FormatInt(*page.Next, 10)
+	}
+	if pages < 2 || total < rounds {
+		t.Fatalf("%d entries in %d pages", total, pages)
+	}
+}
+
+// testPrivateLog: with Options.PrivateLog the whole history is the
+// admin's: 401 without a token, 403 for a maintainer's.
+func testPrivateLog(t *testing.T, ns func(*testing.T) resolver.Store) {
+	e := NewEnv(t, ns, func(o *httpapi.Options) { o.PrivateLog = true })
+	_, tok := e.Authority("Books", "urn:example:")
+	e.Do("GET", "/api/v1/log", "").Want(t, 401).Problem(t)
+	if p := e.Do("GET", "/api/v1/log", "", auth(tok)...).Want(t, 403).Problem(t); !strings.Contains(p.Detail, "admin token only") {
+		t.Fatalf("403: %+v", p)
+	}
+	r := e.Do("GET", "/api/v1/log", "", auth(AdminToken)...).Want(t, 200)
+	if !strings.Contains(r.Body, `"action":"authority.create"`) {
+		t.Fatalf("the admin's log: %s", r.Body)
 	}
 }
 
