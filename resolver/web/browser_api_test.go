@@ -193,6 +193,38 @@ func TestBrowserMaintainer(t *testing.T) {
 		t.Errorf("%d history rows after the edit", n)
 	}
 
+	// ---- Another maintainer changes the record while the editor is
+	// open: the save is refused (412, If-Match), nothing is overwritten,
+	// and the page says to reload.
+	waitJS(t, ctx, "the editor, filled after saving", `document.querySelectorAll('#ed-locations li').length === 2`)
+	maint, err := fx.svc.Authenticate(context.Background(), fx.token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := recordOf(t, fx.svc, name)
+	meanwhile := resolver.RecordInput{Locations: []resolver.Location{{URL: "https://meanwhile.example/2025.pdf"}}}
+	if _, _, err := fx.svc.Put(context.Background(), maint, name, meanwhile); err != nil {
+		t.Fatal(err)
+	}
+	step(t, ctx, "save over a change made meanwhile", chromedp.Click(chromedp.CSS("#ed-save")))
+	waitJS(t, ctx, "the refusal", `!document.getElementById('ed-result').hidden`)
+	if s := textOf(t, ctx, "#ed-result"); !strings.HasPrefix(s, "412") || !strings.Contains(s, "Reload the page") {
+		t.Errorf("saving over a change made meanwhile: %q", s)
+	}
+	screenshot(t, ctx, "3b-changed-meanwhile", "#ed-result")
+	accessible(t, ctx, "3b-changed-meanwhile")
+	if got := recordURLs(recordOf(t, fx.svc, name)); !slices.Equal(got, []string{"https://meanwhile.example/2025.pdf"}) {
+		t.Errorf("the change made meanwhile was overwritten: %q", got)
+	}
+	// Put back as it was, and reload: the editor starts from it again.
+	if _, _, err := fx.svc.Put(context.Background(), maint, name, resolver.RecordInput{
+		Aliases: before.Aliases, Locations: before.Locations, Metadata: before.Metadata, Redirect: before.Redirect}); err != nil {
+		t.Fatal(err)
+	}
+	if st := load(t, ctx, "reload after the refusal", chromedp.Reload()); st != 200 {
+		t.Fatalf("reload: %d", st)
+	}
+
 	// ---- A javascript: location is refused: the API's 400, naming the
 	// field and the reason, shown on the page; nothing changes.
 	saved := recordOf(t, fx.svc, name)
@@ -219,7 +251,7 @@ func TestBrowserMaintainer(t *testing.T) {
 	if !eval[bool](t, ctx, `sessionStorage.getItem('urikit.token') === null`) {
 		t.Error("the token was not forgotten")
 	}
-	before := recordOf(t, fx.svc, name)
+	before = recordOf(t, fx.svc, name)
 	try := func(token string, status string) string {
 		t.Helper()
 		step(t, ctx, "paste a token",
@@ -295,8 +327,25 @@ func TestBrowserMaintainer(t *testing.T) {
 	// ---- The successor was mistyped: it restates the notice. The token
 	// is still in this tab, so the form shows, filled with the notice.
 	waitJS(t, ctx, "the notice form", `!document.getElementById('notice').hidden`)
-	if v := eval[string](t, ctx, `document.getElementById('nt-successor').value`); v != "urn:isbn:9780395363416" {
-		t.Errorf("the notice form starts with successor %q", v)
+	// Another maintainer restated it first: this form's notice is stale,
+	// and saving it is refused (412) rather than undoing theirs.
+	if _, err := fx.svc.Withdraw(context.Background(), maint, name, "replaced by the corrected edition", "urn:isbn:0395363411"); err != nil {
+		t.Fatal(err)
+	}
+	step(t, ctx, "save a stale notice", chromedp.Click(chromedp.CSS("#nt-submit")))
+	waitJS(t, ctx, "the refusal", `!document.getElementById('nt-result').hidden`)
+	if s := textOf(t, ctx, "#nt-result"); !strings.HasPrefix(s, "412") {
+		t.Errorf("saving a stale notice: %q", s)
+	}
+	if r := recordOf(t, fx.svc, name); r.Successor != "urn:isbn:0395363411" {
+		t.Errorf("the notice restated meanwhile was undone: %+v", r)
+	}
+	if st := load(t, ctx, "reload the withdrawn page", chromedp.Reload()); st != 410 {
+		t.Fatalf("reload: %d", st)
+	}
+	waitJS(t, ctx, "the notice form, again", `!document.getElementById('notice').hidden`)
+	if v := eval[string](t, ctx, `document.getElementById('nt-successor').value`); v != "urn:isbn:0395363411" {
+		t.Errorf("the notice form starts with successor %q after the reload", v)
 	}
 	eval[string](t, ctx, `document.getElementById('nt-successor').value = ''`)
 	step(t, ctx, "correct the successor", chromedp.SendKeys(chromedp.CSS("#nt-successor"), "urn:isbn:9780261102385"))
@@ -312,7 +361,7 @@ func TestBrowserMaintainer(t *testing.T) {
 	}
 	// The box gives the time of the withdrawal, not of the restatement.
 	if w, at := eval[string](t, ctx, `document.querySelector('.gone-box time').getAttribute('datetime')`),
-		eval[string](t, ctx, `document.querySelector('.history tbody tr:nth-last-child(2) time').getAttribute('datetime')`); w != at {
+		eval[string](t, ctx, `Array.from(document.querySelectorAll('.history tbody tr')).find(tr => tr.querySelector('strong').textContent === 'withdrawn').querySelector('time').getAttribute('datetime')`); w != at {
 		t.Errorf("the notice says withdrawn at %s; the withdrawal's history row says %s", w, at)
 	}
 	if r := recordOf(t, fx.svc, name); r.Status != resolver.Withdrawn || r.Successor != "urn:isbn:9780261102385" {

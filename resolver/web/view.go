@@ -178,6 +178,10 @@ type recordView struct {
 	Authority int64
 	Created   time.Time
 	Updated   time.Time
+	// ETag is the record's entity-tag (resolver.Record.ETag): the page's
+	// writes send it in If-Match, so that one made meanwhile by someone
+	// else is not overwritten.
+	ETag string
 	// WithdrawnAt is when the name was withdrawn: its notice may have
 	// been restated since (Updated), which is not the withdrawal.
 	WithdrawnAt time.Time
@@ -187,7 +191,7 @@ func recordViewOf(r resolver.Record) recordView {
 	v := recordView{
 		URN: r.URN, PageURL: pageURL(r.URN), Withdrawn: r.Status == resolver.Withdrawn,
 		Status: string(r.Status), Reason: r.Reason, Authority: r.AuthorityID,
-		Created: r.Created, Updated: r.Updated,
+		Created: r.Created, Updated: r.Updated, ETag: r.ETag(),
 		Redirect: fmt.Sprintf("%d %s", r.Redirect, http.StatusText(r.Redirect)),
 	}
 	if r.Successor != "" {

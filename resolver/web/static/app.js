@@ -68,18 +68,33 @@
 
   // call sends one request to the API and reads its answer: the JSON body
   // on success, the problem details (RFC 9457) otherwise.
-  function call(method, name, suffix, body, auth) {
+  // call sends one request to the names API. cond, when given, is an
+  // object of conditional headers (If-Match with the entity-tag of the
+  // record the maintainer saw, or If-None-Match: * for a new name), so that
+  // a write made meanwhile by someone else is not silently overwritten: the
+  // API answers 412 instead (RFC 9110 §13.1.1).
+  function call(method, name, suffix, body, auth, cond) {
     var headers = { 'Accept': 'application/json, application/problem+json' };
     if (auth) { headers['Authorization'] = 'Bearer ' + getToken(); }
     if (body !== undefined) { headers['Content-Type'] = 'application/json'; }
+    Object.keys(cond || {}).forEach(function (k) { if (cond[k]) { headers[k] = cond[k]; } });
     return fetch(api + '/names/' + encodeName(name) + (suffix || ''), {
       method: method, headers: headers, body: body, cache: 'no-store', credentials: 'omit'
     }).then(function (resp) {
       var ct = resp.headers.get('Content-Type') || '';
       var parse = /json/.test(ct) ? resp.json().catch(function () { return null; }) : Promise.resolve(null);
       return parse.then(function (data) {
-        if (resp.ok) { return { ok: true, status: resp.status, data: data }; }
-        return { ok: false, status: resp.status, problem: data || { title: resp.statusText || 'Request failed' } };
+        if (resp.ok) { return { ok: true, status: resp.status, data: data, etag: resp.headers.get('ETag') || '' }; }
+        var p = data || { title: resp.statusText || 'Request failed' };
+        if (resp.status === 412 && p.field === 'If-None-Match') {
+          p.detail = 'This name has a record already; nothing was saved. Edit it on its page.';
+          p.field = '';
+          p.record = name;
+        } else if (resp.status === 412) {
+          p.detail = 'Someone changed this name since this page was loaded; nothing was saved. Reload the page to see the change, then make yours again.';
+          p.field = '';
+        }
+        return { ok: false, status: resp.status, problem: p };
       });
     }, function (err) {
       return { ok: false, status: 0, problem: { title: 'The resolver did not answer', detail: String(err && err.message || err) } };
@@ -126,6 +141,7 @@
     var save = form.querySelector('#ed-save');
     var mode = section.getAttribute('data-mode');
     var loaded = false;
+    var etag = ''; // of the record the form was filled from
 
     function renumber() {
       Array.prototype.forEach.call(list.children, function (li, i) {
@@ -226,7 +242,10 @@
       var b = body();
       if (b === null) { return; }
       save.disabled = true;
-      call('PUT', name, '', b, true).then(function (res) {
+      // An edit replaces only the record it started from; a registration
+      // creates a record, never replaces one registered meanwhile.
+      var cond = mode === 'edit' ? { 'If-Match': etag } : { 'If-None-Match': '*' };
+      call('PUT', name, '', b, true, cond).then(function (res) {
         save.disabled = false;
         if (!res.ok) { showProblem(result, res.status, res.problem); return; }
         var urn = res.data && res.data.urn || name;
@@ -243,6 +262,7 @@
       // Start from the record as the API has it now.
       call('GET', section.getAttribute('data-urn'), '', undefined, false).then(function (res) {
         if (!res.ok) { showProblem(result, res.status, res.problem); return; }
+        etag = res.etag;
         fill(res.data || {});
       });
     };
@@ -267,7 +287,7 @@
         successor: form.querySelector('#wd-successor').value.trim()
       });
       submit.disabled = true;
-      call('POST', name, '/withdraw', b, true).then(function (res) {
+      call('POST', name, '/withdraw', b, true, { 'If-Match': section.getAttribute('data-etag') }).then(function (res) {
         submit.disabled = false;
         if (!res.ok) { showProblem(result, res.status, res.problem); return; }
         flash('Withdrew ' + name + '.');
@@ -293,7 +313,7 @@
         successor: form.querySelector('#nt-successor').value.trim()
       });
       submit.disabled = true;
-      call('POST', name, '/withdraw', b, true).then(function (res) {
+      call('POST', name, '/withdraw', b, true, { 'If-Match': section.getAttribute('data-etag') }).then(function (res) {
         submit.disabled = false;
         if (!res.ok) { showProblem(result, res.status, res.problem); return; }
         flash('Saved the withdrawal notice of ' + name + '.');
