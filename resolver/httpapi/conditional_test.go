@@ -68,3 +68,27 @@ func TestLastModifiedNotAfterNow(t *testing.T) {
 		t.Errorf("behind: %s", got)
 	}
 }
+
+// FuzzHTTPDate: whatever a conditional date field holds, httpDate never
+// panics; a value it reads is a whole second in UTC, and the IMF-fixdate
+// that Last-Modified would send for it reads back as the same instant.
+func FuzzHTTPDate(f *testing.F) {
+	for _, s := range []string{"Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
+		"Mon, 31 Dec 9999 23:59:59 GMT", "Sat, 01 Jan 0000 00:00:00 GMT", "Sun, 06 Nov 1994 08:49:60 GMT", " Sun, 06 Nov 1994 08:49:37 GMT ",
+		"Sun, 06 Nov 1994 08:49:37 PST", "Tue, 29 Feb 2023 00:00:00 GMT", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		got := httpDate(http.Header{"If-Modified-Since": {v}}, "If-Modified-Since")
+		if got == nil {
+			return
+		}
+		if got.Location() != time.UTC || got.Nanosecond() != 0 {
+			t.Fatalf("%q: %v is not a whole second in UTC", v, got)
+		}
+		back := httpDate(http.Header{"If-Modified-Since": {got.Format(http.TimeFormat)}}, "If-Modified-Since")
+		if back == nil || !back.Equal(*got) {
+			t.Fatalf("%q: %v, formatted %q, reads back as %v", v, got, got.Format(http.TimeFormat), back)
+		}
+	})
+}
