@@ -54,7 +54,7 @@ func rulesDryRunCmd(s *stdio, cmd string, t *target, sub string, pos []string, i
 
 // rulesDryRun prints what change would do to the names of tries and
 // returns the exit status: 0 when the change would be accepted, 1 when the
-// server would refuse it or a name is not a URN.
+// server would refuse it or a name tried is refused (not a URN, say).
 func rulesDryRun(ctx context.Context, s *stdio, cmd string, t *target, d directory, change ruleChange, tries []string, service string) int {
 	before, err := d.Rules(ctx)
 	if err != nil {
