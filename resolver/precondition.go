@@ -138,7 +138,7 @@ func (pc Precondition) Check(name string, current *Record) error {
 			e.Message = fmt.Sprintf("the current entity-tag of %s is %s, none of those given", name, e.ETag)
 		case "If-Unmodified-Since":
 			e.Message = fmt.Sprintf("%s was modified at %s, after %s (entity-tag %s)", name,
-				e.LastModified.Format(httpDate), pc.IfUnmodifiedSince.UTC().Format(httpDate), e.ETag)
+				e.LastModified.Format(imfFixdate), pc.IfUnmodifiedSince.UTC().Format(imfFixdate), e.ETag)
 		default:
 			e.Message = fmt.Sprintf("%s has a record already (entity-tag %s)", name, e.ETag)
 		}
@@ -146,9 +146,9 @@ func (pc Precondition) Check(name string, current *Record) error {
 	return e
 }
 
-// httpDate is the IMF-fixdate form of an HTTP-date (RFC 9110 §5.6.7),
+// imfFixdate is the IMF-fixdate form of an HTTP-date (RFC 9110 §5.6.7),
 // net/http's TimeFormat, which this package does not import.
-const httpDate = "Mon, 02 Jan 2006 15:04:05 GMT"
+const imfFixdate = "Mon, 02 Jan 2006 15:04:05 GMT"
 
 // checkPreconditions checks each of pre in a write's transaction (see
 // Check).

@@ -339,6 +339,10 @@ func fail(s *stdio, cmd string, t *target, err error) int {
 				msg += " (the record in the way: " + e.Record + ")"
 			}
 		case resolver.KindPrecondition:
+			// The user gave --if-match, not the header it is sent as.
+			if e.Field == "If-Match" {
+				msg = "--if-match" + strings.TrimPrefix(msg, "If-Match")
+			}
 			if e.ETag != "" {
 				msg += "; nothing was changed (urikit lookup shows the record as it is now, and its entity-tag)"
 			} else {

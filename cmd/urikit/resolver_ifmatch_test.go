@@ -77,12 +77,12 @@ func testIfMatch(t *testing.T, target []string) {
 	// A stale tag: exit 1, a message naming the current tag, and the
 	// record as it was.
 	_, errs := cli(t, exitInvalid, with("register", name, "https://example.org/lost", "--if-match", e1)...)
-	if !strings.Contains(errs, "urikit register: If-Match: the current entity-tag of "+name+" is "+e2) ||
+	if !strings.Contains(errs, "urikit register: --if-match: the current entity-tag of "+name+" is "+e2) ||
 		!strings.Contains(errs, "nothing was changed") {
 		t.Fatalf("register with a stale --if-match: %q", errs)
 	}
 	_, errs = cli(t, exitInvalid, with("withdraw", name, "--reason", "r", "--if-match", strings.Trim(e1, `"`))...)
-	if !strings.Contains(errs, "urikit withdraw: If-Match: the current entity-tag of "+name+" is "+e2) {
+	if !strings.Contains(errs, "urikit withdraw: --if-match: the current entity-tag of "+name+" is "+e2) {
 		t.Fatalf("withdraw with a stale --if-match: %q", errs)
 	}
 	if after, tag := lookup(); after != before || tag != e2 {
@@ -90,7 +90,7 @@ func testIfMatch(t *testing.T, target []string) {
 	}
 	// No record: "*" and any tag are refused.
 	_, errs = cli(t, exitInvalid, with("register", "urn:example:none", "https://example.org/n", "--if-match", "*")...)
-	if !strings.Contains(errs, "urikit register: If-Match: no record for urn:example:none") {
+	if !strings.Contains(errs, "urikit register: --if-match: no record for urn:example:none") {
 		t.Fatalf("register --if-match * of a new name: %q", errs)
 	}
 	cli(t, exitInvalid, with("lookup", "urn:example:none")...)

@@ -58,18 +58,36 @@ func httpDate(h http.Header, name string) *time.Time {
 	if len(lines) != 1 {
 		return nil
 	}
-	v := strings.TrimSpace(lines[0])
-	if t, err := time.Parse(http.TimeFormat, v); err == nil {
-		return &t
+	v, leap := leapSecond(strings.TrimSpace(lines[0]))
+	var t time.Time
+	var err error
+	if t, err = time.Parse(http.TimeFormat, v); err != nil {
+		if t, err = time.Parse(rfc850Date, v); err == nil {
+			t = fullYear(t, time.Now())
+		} else if t, err = time.Parse(time.ANSIC, v); err != nil {
+			return nil
+		}
 	}
-	if t, err := time.Parse(rfc850Date, v); err == nil {
-		t = fullYear(t, time.Now())
-		return &t
+	if leap {
+		t = t.Add(time.Second)
 	}
-	if t, err := time.Parse(time.ANSIC, v); err == nil {
-		return &t
+	return &t
+}
+
+// leapSecond returns v with a time of day's second 60, a leap second,
+// which an HTTP-date (RFC 9110 §5.6.7) and an RFC 3339 date-time (§5.7)
+// may hold and Go's time.Parse refuses, written as 59, and whether it did:
+// the caller adds the second back, so that the leap second reads as the
+// instant after second 59 (the next minute's first, to the second). A
+// later time is the safe side for If-Unmodified-Since: the date is not
+// ignored, and a write is not let through for want of reading it.
+func leapSecond(v string) (string, bool) {
+	i := strings.Index(v, ":60")
+	// hh:mm:60, followed by the end, a space, a fraction or a zone.
+	if i < 5 || v[i-3] != ':' || i+3 < len(v) && strings.IndexByte(" .,Zz+-", v[i+3]) < 0 {
+		return v, false
 	}
-	return nil
+	return v[:i] + ":59" + v[i+3:], true
 }
 
 // rfc850Date is the obsolete RFC 850 form of an HTTP-date, with its
@@ -77,14 +95,18 @@ func httpDate(h http.Header, name string) *time.Time {
 const rfc850Date = "Monday, 02-Jan-06 15:04:05 GMT"
 
 // fullYear gives t, parsed from an rfc850-date, the century RFC 9110
-// §5.6.7 says to read its two-digit year in: the one that puts t at most
-// 50 years after now (the most recent such year in the past when the year
-// in now's century would be further ahead). Go's parse puts 69 to 99 in
-// the 1900s whatever the date today.
+// §5.6.7 says to read its two-digit year in: the latest year with those
+// two digits that puts t at most 50 years after now (a year further ahead
+// is read as the most recent such year in the past). Go's parse puts 69
+// to 99 in the 1900s whatever the date today.
 func fullYear(t, now time.Time) time.Time {
 	y := now.Year() - now.Year()%100 + t.Year()%100
 	t = t.AddDate(y-t.Year(), 0, 0)
-	if t.After(now.AddDate(50, 0, 0)) {
+	limit := now.AddDate(50, 0, 0)
+	if next := t.AddDate(100, 0, 0); !next.After(limit) {
+		return next // now in a century's second half: 01 is the next one's
+	}
+	if t.After(limit) {
 		t = t.AddDate(-100, 0, 0)
 	}
 	return t

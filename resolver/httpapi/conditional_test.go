@@ -18,7 +18,7 @@ func TestHTTPDate(t *testing.T) {
 		}
 	}
 	for _, v := range []string{"", "Sun, 06 Nov 1994 08:49:37 PST", "Sunday, 06-Nov-94 08:49:37 PST", "sun, 06 nov 1994 08:49:37 gmt",
-		"Sun, 06 Nov 1994 08:49:37 GMT, Sun, 06 Nov 1994 08:49:37 GMT", "1994-11-06T08:49:37Z", "Sun, 06 Nov 1994 08:49:60 GMT"} {
+		"Sun, 06 Nov 1994 08:49:37 GMT, Sun, 06 Nov 1994 08:49:37 GMT", "1994-11-06T08:49:37Z", "Sun, 06 Nov 1994 08:49:61 GMT", "Sun, 06 Nov 1994 08:60:00 GMT"} {
 		if got := httpDate(http.Header{"If-Modified-Since": {v}}, "If-Modified-Since"); got != nil {
 			t.Errorf("%q: %v, want no date", v, got)
 		}
@@ -33,6 +33,13 @@ func TestHTTPDate(t *testing.T) {
 	if got := httpDate(two, "If-Modified-Since"); got != nil {
 		t.Errorf("two field lines: %v, want no date", got)
 	}
+	// A leap second (second 60, §5.6.7) reads as the next minute's first.
+	for _, v := range []string{"Sat, 31 Dec 2016 23:59:60 GMT", "Saturday, 31-Dec-16 23:59:60 GMT", "Sat Dec 31 23:59:60 2016"} {
+		got := httpDate(http.Header{"If-Unmodified-Since": {v}}, "If-Unmodified-Since")
+		if want := time.Date(2017, 1, 1, 0, 0, 0, 0, time.UTC); got == nil || !got.Equal(want) {
+			t.Errorf("%q: %v, want %v", v, got, want)
+		}
+	}
 }
 
 // TestFullYear: an rfc850-date's two-digit year is the one at most 50
@@ -46,6 +53,13 @@ func TestFullYear(t *testing.T) {
 		}
 		if got := fullYear(parsed, now).Year(); got != want {
 			t.Errorf("%02d: %d, want %d", yy, got, want)
+		}
+	}
+	// In a century's second half, a small year is the next century's.
+	late := time.Date(2080, 1, 1, 0, 0, 0, 0, time.UTC)
+	for yy, want := range map[int]int{1: 2101, 29: 2129, 30: 2130, 31: 2031, 80: 2080, 99: 2099} {
+		if got := fullYear(time.Date(2000+yy, 1, 1, 0, 0, 0, 0, time.UTC), late).Year(); got != want {
+			t.Errorf("in 2080, %02d: %d, want %d", yy, got, want)
 		}
 	}
 	// 50 years to the day is not more than 50 years ahead; a day later is.

@@ -840,7 +840,9 @@ func writeJSON(rw http.ResponseWriter, status int, v any) {
 // resolver.Seal) passes. A date-time's "T" and "Z" may be lower case
 // (RFC 3339 §5.6, the note under the ABNF), which Go's layout does not
 // accept; no other letter can appear in one. time.Parse checks that a
-// date is a real one (no 2024-02-30).
+// date is a real one (no 2024-02-30); rfc3339DateTime holds the rest to the
+// ABNF, which Go's parse is looser than (a one-digit hour, a decimal
+// comma, an offset of +24:00), and lets a leap second through (§5.7).
 func parseAsOf(s string) (time.Time, error) {
 	if len(s) == len(time.DateOnly) {
 		day, err := time.Parse(time.DateOnly, s)
@@ -849,7 +851,60 @@ func parseAsOf(s string) (time.Time, error) {
 		}
 		return day.AddDate(0, 0, 1).Add(-time.Nanosecond), nil
 	}
-	return time.Parse(time.RFC3339Nano, strings.ToUpper(s))
+	if !rfc3339DateTime(s) {
+		return time.Time{}, errors.New("not an RFC 3339 date-time")
+	}
+	v, leap := leapSecond(s)
+	t, err := time.Parse(time.RFC3339Nano, strings.ToUpper(v))
+	if leap {
+		t = t.Add(time.Second)
+	}
+	return t, err
+}
+
+// rfc3339DateTime reports whether s has the form of RFC 3339 §5.6's
+// date-time: YYYY-MM-DD "T" hh:mm:ss, an optional "." and digits, then
+// "Z" or ±hh:mm, with hours to 23, minutes to 59 and seconds to 60 (a
+// leap second), "T" and "Z" in either case. Whether the date exists is
+// time.Parse's to say.
+func rfc3339DateTime(s string) bool {
+	num := func(i, n, most int) bool { // n digits at s[i:], at most most
+		if i+n > len(s) {
+			return false
+		}
+		v := 0
+		for _, c := range []byte(s[i : i+n]) {
+			if c < '0' || c > '9' {
+				return false
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v <= most
+	}
+	at := func(i int, cs string) bool { return i < len(s) && strings.IndexByte(cs, s[i]) >= 0 }
+	if !num(0, 4, 9999) || !at(4, "-") || !num(5, 2, 12) || !at(7, "-") || !num(8, 2, 31) || !at(10, "Tt") ||
+		!num(11, 2, 23) || !at(13, ":") || !num(14, 2, 59) || !at(16, ":") || !num(17, 2, 60) {
+		return false
+	}
+	i := 19
+	if at(i, ".") {
+		i++
+		j := i
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j == i {
+			return false
+		}
+		i = j
+	}
+	switch {
+	case at(i, "Zz"):
+		return i+1 == len(s)
+	case at(i, "+-"):
+		return i+6 == len(s) && num(i+1, 2, 23) && at(i+3, ":") && num(i+4, 2, 59)
+	}
+	return false
 }
 
 // asOfForms is what the problems about as-of say it takes.
