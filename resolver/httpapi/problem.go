@@ -182,6 +182,12 @@ func (h *handler) writeProblem(w http.ResponseWriter, r *http.Request, p *proble
 		if len(p.Allow) > 0 {
 			hd.Set("Allow", joinComma(p.Allow))
 		}
+	case http.StatusNotFound, http.StatusGone:
+		// Caches may keep a 404 or 410 without being told to (RFC 9111
+		// §4.2.2, RFC 9110 §15.5.5, §15.5.11), but a name with no record
+		// may be registered at any moment, and a withdrawn name's notice
+		// restated: a shared cache must ask again each time.
+		hd.Set("Cache-Control", "no-cache")
 	case http.StatusPreconditionFailed:
 		if p.etag != "" {
 			hd.Set("ETag", p.etag)

@@ -623,6 +623,12 @@ func testWithdrawalNoticeRestated(t *testing.T, ns func(*testing.T) resolver.Sto
 			t.Fatalf("%s: %+v", target, p)
 		}
 	}
+	// A cache must ask again: the notice may be restated (as here), and a
+	// name with no record may be registered.
+	wantHeader(t, f.Do("GET", "/urn:example:later", "").Want(t, 410), "Cache-Control", "no-cache")
+	for _, target := range []string{"/urn:example:never", "/uri-res/N2L?urn:example:never", "/api/v1/names/urn:example:never"} {
+		wantHeader(t, f.Do("GET", target, "").Want(t, 404), "Cache-Control", "no-cache")
+	}
 	// As it stood before the successor was named.
 	r = f.Do("GET", "/urn:example:later?as-of="+before.UTC().Format(time.RFC3339), "").Want(t, 410)
 	if r.Header.Get("Link") != "" || r.Problem(t).Reason != "withdrawn by the depositor" {
