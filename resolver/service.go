@@ -391,6 +391,16 @@ func (s *Service) lookupKey(ctx context.Context, key string) (Record, Role, bool
 	return rec, role, found, nil
 }
 
+// asOfText says t as a person asked for it: the last instant of a day in
+// UTC, which an as-of date alone stands for, as that day's end.
+func asOfText(t time.Time) string {
+	t = t.UTC()
+	if end := t.Add(time.Nanosecond); end.Truncate(24 * time.Hour).Equal(end) {
+		return "the end of " + t.Format(time.DateOnly) + " (UTC)"
+	}
+	return t.Format(time.RFC3339Nano)
+}
+
 // LookupAsOf returns the record that name resolved to at time t, and the
 // history entry that record comes from: the last change to it at or before
 // t. A name that had no record then (or was not yet an alias of it) is
@@ -401,7 +411,7 @@ func (s *Service) LookupAsOf(ctx context.Context, name urn.URN, t time.Time) (Re
 	if err != nil {
 		return Record{}, Entry{}, err
 	}
-	notFound := &Error{Kind: KindNotFound, Message: "no record for " + name.AssignedName() + " as of " + t.UTC().Format(time.RFC3339), Offset: -1}
+	notFound := &Error{Kind: KindNotFound, Message: "no record for " + name.AssignedName() + " as of " + asOfText(t), Offset: -1}
 	if !found {
 		return Record{}, Entry{}, notFound
 	}

@@ -863,7 +863,9 @@ func testAsOfDate(t *testing.T, ns func(*testing.T) resolver.Store) {
 	r = f.Do("GET", "/urn:example:cited?as-of=2024-05-02", "", "Accept-Datetime", d2.Format(http.TimeFormat)).Want(t, 303)
 	wantHeader(t, r, "Location", "https://example.org/d1-night")
 	// As of the day before: no record yet, as before its first time.
-	f.Do("GET", "/urn:example:cited?as-of=2024-05-01", "").Want(t, 404).Problem(t)
+	if p := f.Do("GET", "/urn:example:cited?as-of=2024-05-01", "").Want(t, 404).Problem(t); !strings.Contains(p.Detail, "as of the end of 2024-05-01 (UTC)") {
+		t.Fatalf("404 as of a date: %q", p.Detail)
+	}
 	f.Do("GET", "/api/v1/names/urn:example:cited?as-of=2024-05-01", "").Want(t, 404).Problem(t)
 	// A leap day is a date (before the record: 404, not 400).
 	f.Do("GET", "/urn:example:cited?as-of=2024-02-29", "").Want(t, 404)
