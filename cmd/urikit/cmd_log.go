@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/client"
 )
 
@@ -34,8 +36,8 @@ func (h *logHeads) Set(v string) error {
 		return fmt.Errorf("%q is not SEQ:HASH (an entry's number, a colon and its hash in base64, as urikit log prints them)", v)
 	}
 	b, err := base64.StdEncoding.DecodeString(hash)
-	if err != nil || len(b) == 0 {
-		return fmt.Errorf("%q: the hash after the colon is not base64", v)
+	if err != nil || len(b) != sha256.Size {
+		return fmt.Errorf("%q: the hash after the colon is not a SHA-256 in base64 (44 characters, as urikit log prints it)", v)
 	}
 	*h = append(*h, client.LogHead{Seq: n, Hash: b})
 	return nil
@@ -58,7 +60,7 @@ const (
 func runLog(args []string, s *stdio) int {
 	fs := newFlags("log", "log --server URL [--head SEQ:HASH]... [--json] [--token T]",
 		"Reads a running resolver's public history (GET /api/v1/log) from its first\n"+
-			"entry to its head, as any reader can (no token), and checks it: entries\n"+
+			"entry to its head, as any reader can, and checks it: entries\n"+
 			"numbered without gaps, each linked to the one before by its hash, and the\n"+
 			"hash of every entry shown with its data recomputed. Entries about\n"+
 			"authorities, tokens and rules come without their data: their links are\n"+
@@ -104,7 +106,7 @@ func runLog(args []string, s *stdio) int {
 	for rounds := 0; ; {
 		page, err := c.Log(ctx, check.Last().Seq, 0)
 		if err != nil {
-			return fail(s, "log", nil, err)
+			return logFailed(s, *server, *token != "", err)
 		}
 		for _, e := range page.Entries {
 			if err := check.Check(e); err != nil {
@@ -146,4 +148,22 @@ func runLog(args []string, s *stdio) int {
 	}
 	fmt.Fprintf(summary, "\nhead: %s\n", formatHead(head))
 	return exitOK
+}
+
+// logFailed reports a server's refusal to give its log in the CLI's terms:
+// which server, and what to give it.
+func logFailed(s *stdio, server string, withToken bool, err error) int {
+	switch resolver.KindOf(err) {
+	case resolver.KindUnauthorized:
+		if withToken {
+			fmt.Fprintf(s.err, "urikit log: %s does not know the token given (--token or %s): its history is for its admin token only\n", server, envToken)
+		} else {
+			fmt.Fprintf(s.err, "urikit log: %s keeps its history to the admin (serve --history-access admin): give the admin token with --token or %s\n", server, envToken)
+		}
+		return exitInvalid
+	case resolver.KindForbidden:
+		fmt.Fprintf(s.err, "urikit log: %s keeps its history to the admin, and the token given (--token or %s) is not the admin's\n", server, envToken)
+		return exitInvalid
+	}
+	return fail(s, "log", nil, err)
 }

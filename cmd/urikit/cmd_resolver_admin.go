@@ -189,8 +189,9 @@ subcommands:
   list                every rule, its ID, prefix and target
   remove ID           delete a rule
   test URN            the rule URN takes (the longest matching prefix, compared
-                      in canonical form) and the redirect it gives, or that
-                      none does; exit status 1 when none does
+                      in canonical form or in the name's key form) and the
+                      redirect it gives, or that none does; exit status 1
+                      when none does
 
 add and remove take --dry-run: the change is checked as the server would
 check it and written nowhere; the rules it meets are listed, and each name

@@ -116,10 +116,11 @@ func runWithdraw(args []string, s *stdio) int {
 	fs := newFlags("withdraw", "withdraw URN [--reason R] [--successor URI] [--if-match ETAG]",
 		"Withdraws the record of URN for good: the name answers 410 Gone from now on\n"+
 			"(with a Link to the successor, when one is named) and is never given to\n"+
-			"another record. Withdrawing a withdrawn name again replaces its reason\n"+
-			"and successor (a successor named later, or corrected; the history keeps\n"+
-			"both), and changes nothing when they are the same. With --if-match, only\n"+
-			"while the record still has the entity-tag lookup showed.\n"+targetHelp, s)
+			"another record. On a withdrawn name it restates the notice: --reason or\n"+
+			"--successor replaces that part (a successor named later, or corrected;\n"+
+			"--successor \"\" drops it; the history keeps every notice), and what is\n"+
+			"not given stays. With --if-match, only while the record still has the\n"+
+			"entity-tag lookup showed.\n"+targetHelp, s)
 	t := addTarget(fs)
 	reason := fs.String("reason", "", "why the name is withdrawn, for people")
 	successor := fs.String("successor", "", "the URI (often a URN) of what replaces it")
@@ -142,11 +143,37 @@ func runWithdraw(args []string, s *stdio) int {
 		return exitInvalid
 	}
 	return withDir(s, "withdraw", t, false, func(ctx context.Context, d directory) int {
+		// A withdrawn name's notice is restated part by part: what the
+		// command line does not give stays as it is (the API replaces the
+		// whole notice, so the parts not given are sent as they are). The
+		// notice read here must still be the name's when the withdrawal
+		// is made: unless --if-match says otherwise, its entity-tag goes
+		// with it, so that a notice restated meanwhile is not undone.
+		before, err := d.Get(ctx, pos[0])
+		wasWithdrawn := err == nil && before.Status == resolver.Withdrawn
+		if wasWithdrawn {
+			if !flagSet(fs, "reason") {
+				*reason = before.Reason
+			}
+			if !flagSet(fs, "successor") {
+				*successor = before.Successor
+			}
+			if tag == "" {
+				tag = before.ETag()
+			}
+		}
 		rec, err := d.Withdraw(ctx, pos[0], *reason, *successor, tag)
 		if err != nil {
 			return failName(s, "withdraw", t, pos[0], err)
 		}
-		fmt.Fprintf(s.out, "withdrawn %s", rec.URN)
+		switch {
+		case wasWithdrawn && rec.ETag() == before.ETag():
+			fmt.Fprintf(s.out, "%s was withdrawn already; its notice is unchanged", rec.URN)
+		case wasWithdrawn:
+			fmt.Fprintf(s.out, "restated the withdrawal notice of %s", rec.URN)
+		default:
+			fmt.Fprintf(s.out, "withdrawn %s", rec.URN)
+		}
 		if rec.Successor != "" {
 			fmt.Fprintf(s.out, " (successor: %s)", rec.Successor)
 		}
@@ -158,7 +185,8 @@ func runWithdraw(args []string, s *stdio) int {
 func runLookup(args []string, s *stdio) int {
 	fs := newFlags("lookup", "lookup [--json] URN...",
 		"Shows the record each URN resolves to: its name as registered, status,\n"+
-			"locations, aliases, metadata and times. Equivalent spellings and aliases\n"+
+			"locations, aliases, metadata, times and entity-tag (for --if-match; not in\n"+
+			"--json, which is the API's body). Equivalent spellings and aliases\n"+
 			"find the same record. No token is needed against a server.\n"+targetHelp, s)
 	t := addTarget(fs)
 	asJSON := fs.Bool("json", false, "print each record as JSON (the body of GET /api/v1/names/{urn}), one a line")

@@ -55,7 +55,7 @@ func rulesDryRunCmd(s *stdio, cmd string, t *target, sub string, pos []string, i
 // rulesDryRun prints what change would do to the names of tries and
 // returns the exit status: 0 when the change would be accepted, 1 when the
 // server would refuse it or a name tried is refused (not a URN, say).
-func rulesDryRun(ctx context.Context, s *stdio, cmd string, t *target, d directory, change ruleChange, tries []string, service string) int {
+func rulesDryRun(ctx context.Context, s *stdio, cmd string, t *target, d directory, change ruleChange, tries []tryName, service string) int {
 	before, err := d.Rules(ctx)
 	if err != nil {
 		return fail(s, cmd, t, err)
@@ -68,7 +68,8 @@ func rulesDryRun(ctx context.Context, s *stdio, cmd string, t *target, d directo
 		fmt.Fprintln(s.out, line)
 	}
 	changed, bad := 0, 0
-	for _, name := range tries {
+	for _, try := range tries {
+		name := try.name
 		now, err := destination(ctx, d, before, name, service)
 		if err == nil {
 			var then string
@@ -86,7 +87,7 @@ func rulesDryRun(ctx context.Context, s *stdio, cmd string, t *target, d directo
 			return fail(s, cmd, t, err)
 		}
 		bad++
-		fmt.Fprintf(s.out, "refused   %s: %v\n", name, err)
+		fmt.Fprintf(s.out, "refused   %s%s: %v\n", try.where, name, err)
 	}
 	what := "the change would be accepted"
 	if change.add != nil {
@@ -231,9 +232,17 @@ func destination(ctx context.Context, d directory, rules []resolver.Rule, name, 
 	return fmt.Sprintf("%s (%s) → %s", rule, ref.Rule.Prefix, ref.URL), nil
 }
 
+// tryName is a name a dry run tries, with where it came from: "" for
+// --try, "FILE:LINE: " for a line of --try-file.
+type tryName struct{ name, where string }
+
 // readTries returns the names of --try and of the file of --try-file (one
 // a line; blank lines and lines starting with # skipped).
-func readTries(tries []string, file string) ([]string, error) {
+func readTries(flags []string, file string) ([]tryName, error) {
+	var tries []tryName
+	for _, n := range flags {
+		tries = append(tries, tryName{name: n})
+	}
 	if file == "" {
 		return tries, nil
 	}
@@ -244,12 +253,12 @@ func readTries(tries []string, file string) ([]string, error) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
+	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		tries = append(tries, line)
+		tries = append(tries, tryName{name: line, where: fmt.Sprintf("%s:%d: ", file, n)})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)

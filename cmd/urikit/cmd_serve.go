@@ -122,7 +122,11 @@ func runServe(args []string, s *stdio) int {
 	envOr(fs, "log-level", envLogLevel, &c.logLevel)
 	envOr(fs, "history-access", envHistory, &c.historyAccess)
 	if c.historyAccess != "public" && c.historyAccess != "admin" {
-		return usageErr(s, "serve", "--history-access is public or admin, not %q", c.historyAccess)
+		from := "--history-access"
+		if !flagSet(fs, "history-access") {
+			from = envHistory
+		}
+		return usageErr(s, "serve", "%s is public or admin, not %q", from, c.historyAccess)
 	}
 	if !flagSet(fs, "cache") && os.Getenv(envCache) != "" {
 		n, err := strconv.Atoi(os.Getenv(envCache))

@@ -56,6 +56,7 @@ func TestLogChecksTheChain(t *testing.T) {
 	cli(t, exitUsage, "log", "--head", "7")
 	cli(t, exitUsage, "log", "--head", "x:abc")
 	cli(t, exitUsage, "log", "--head", "3:not base64!")
+	cli(t, exitUsage, "log", "--head", "5:AAAA") // a hash of the wrong length: a typo, not a rewrite
 
 	// Edits made in the database, with the server stopped.
 	if err := srv.Stop(t); err != nil {
@@ -128,7 +129,7 @@ func TestLogPrivateHistory(t *testing.T) {
 	const admin = "log-test-admin-token-0123456789"
 	srv := startServerArgs(t, []string{"--data", filepath.Join(t.TempDir(), "data"), "--history-access", "admin"}, "URIKIT_ADMIN_TOKEN="+admin)
 	_, errs := cli(t, exitInvalid, "log", "--server", srv.URL)
-	if !strings.Contains(errs, "urikit log: ") || !strings.Contains(errs, "token") {
+	if !strings.Contains(errs, "urikit log: "+srv.URL+" keeps its history to the admin (serve --history-access admin): give the admin token with --token") {
 		t.Fatalf("log without a token: %s", errs)
 	}
 	out, _ := cli(t, exitOK, "log", "--server", srv.URL, "--token", admin)

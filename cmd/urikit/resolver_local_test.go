@@ -136,7 +136,27 @@ func TestResolverLocal(t *testing.T) {
 	if out != "withdrawn urn:example:c (successor: urn:example:a/b)\n" {
 		t.Fatalf("withdraw: %q", out)
 	}
-	cli(t, exitOK, with("withdraw", "urn:example:c", "--reason", "duplicate", "--successor", "urn:example:a/b")...)
+	out, _ = cli(t, exitOK, with("withdraw", "urn:example:c", "--reason", "duplicate", "--successor", "urn:example:a/b")...)
+	if out != "urn:example:c was withdrawn already; its notice is unchanged (successor: urn:example:a/b)\n" {
+		t.Fatalf("withdraw again: %q", out)
+	}
+	// On a withdrawn name, what is not given stays: the bare command
+	// changes nothing, --reason keeps the successor, --successor "" drops it.
+	out, _ = cli(t, exitOK, with("withdraw", "urn:example:c")...)
+	if out != "urn:example:c was withdrawn already; its notice is unchanged (successor: urn:example:a/b)\n" {
+		t.Fatalf("withdraw again, no flags: %q", out)
+	}
+	out, _ = cli(t, exitOK, with("withdraw", "urn:example:c", "--reason", "merged")...)
+	if out != "restated the withdrawal notice of urn:example:c (successor: urn:example:a/b)\n" {
+		t.Fatalf("withdraw again, --reason: %q", out)
+	}
+	out, _ = cli(t, exitOK, with("withdraw", "urn:example:c", "--successor", "")...)
+	if out != "restated the withdrawal notice of urn:example:c\n" {
+		t.Fatalf("withdraw again, --successor \"\": %q", out)
+	}
+	if out, _ = cli(t, exitOK, with("lookup", "--json", "urn:example:c")...); !strings.Contains(out, `"reason":"merged"`) || strings.Contains(out, `"successor"`) {
+		t.Fatalf("after restating the notice: %s", out)
+	}
 	_, errs = cli(t, exitInvalid, with("register", "urn:example:c", "https://example.org/c")...)
 	if !strings.Contains(errs, "never reused") {
 		t.Fatalf("reusing a withdrawn name: %s", errs)

@@ -24,6 +24,10 @@ func TestRulesDryRun(t *testing.T) {
 	if err := os.WriteFile(names, []byte("# names cited in the catalogue\nurn:nbn:de:gbv:7-1\n\nurn:nbn:DE:gbv:7-2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	badNames := filepath.Join(dir, "bad.txt")
+	if err := os.WriteFile(badNames, []byte("urn:nbn:de:gbv:7-1\n# a comment\nurn:nbn:de:gbv:7-2 # not a comment here\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	check := func(t *testing.T, with func(...string) []string) {
 		t.Helper()
@@ -100,6 +104,11 @@ func TestRulesDryRun(t *testing.T) {
 		out, _ = cli(t, exitOK, with("rules", "add", "urn:nbn:DE:", "https://other.example/", "--dry-run")...)
 		if !strings.Contains(out, "  the same names as rule 1 (urn:nbn:de: → https://dnb.example/), by the namespace's equivalence\n") {
 			t.Errorf("a prefix equivalent to a rule's:\n%s", out)
+		}
+		// A refused line of a file says where it is.
+		out, _ = cli(t, exitInvalid, with("rules", "add", "urn:nbn:de:gbv:", "https://gbv.example/", "--dry-run", "--try-file", badNames)...)
+		if !strings.Contains(out, "refused   "+badNames+":3: urn:nbn:de:gbv:7-2 # not a comment here: ") {
+			t.Errorf("a bad line of --try-file:\n%s", out)
 		}
 		// Without --dry-run the try flags make no sense; a bad service is
 		// a usage error.

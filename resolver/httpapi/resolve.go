@@ -256,7 +256,12 @@ func (h *handler) parseNameRequest(r *http.Request, text, service string, k kind
 	}
 	// as-of: the name as it was resolved at a time or on a day (parseAsOf);
 	// the directive wins over Memento's Accept-Datetime header (RFC 7089
-	// §2.1.1).
+	// §2.1.1). Given twice, the draft's rule (ignore every value) would
+	// answer with the name as it is now, which the client did not ask for:
+	// refused, as on the names API.
+	if slices.Contains(d.Ignored, "as-of") {
+		return nr, newProblem(http.StatusBadRequest, ptInvalid, "as-of is given more than once: give one, "+asOfForms).at("as-of", -1)
+	}
 	if v, ok := d.Get("as-of"); ok {
 		dv, err := url.PathUnescape(v)
 		t, terr := parseAsOf(dv)

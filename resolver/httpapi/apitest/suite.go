@@ -863,6 +863,13 @@ func testAsOfDate(t *testing.T, ns func(*testing.T) resolver.Store) {
 	r = f.Do("GET", "/urn:example:cited?as-of=2024-05-02", "", "Accept-Datetime", d2.Format(http.TimeFormat)).Want(t, 303)
 	wantHeader(t, r, "Location", "https://example.org/d1-night")
 	// As of the day before: no record yet, as before its first time.
+	// Given twice, on every route: 400, not the name as it is now.
+	for _, target := range []string{"/urn:example:cited?as-of=2024-05-02&as-of=2024-05-02", "/urn:example:cited?+as-of=2024-05-02&as-of=2024-05-03",
+		"/uri-res/N2L?urn:example:cited?+as-of=2024-05-02&as-of=2024-05-02"} {
+		if p := f.Do("GET", target, "").Want(t, 400).Problem(t); p.Field != "as-of" || !strings.Contains(p.Detail, "more than once") {
+			t.Fatalf("%s: %+v", target, p)
+		}
+	}
 	if p := f.Do("GET", "/urn:example:cited?as-of=2024-05-01", "").Want(t, 404).Problem(t); !strings.Contains(p.Detail, "as of the end of 2024-05-01 (UTC)") {
 		t.Fatalf("404 as of a date: %q", p.Detail)
 	}

@@ -66,9 +66,9 @@
 
   // ---- The API ----
 
-  // call sends one request to the API and reads its answer: the JSON body
-  // on success, the problem details (RFC 9457) otherwise.
-  // call sends one request to the names API. cond, when given, is an
+  // call sends one request to the names API and reads its answer: the JSON
+  // body and the ETag on success, the problem details (RFC 9457) otherwise,
+  // a 412 explained for the maintainer. cond, when given, is an
   // object of conditional headers (If-Match with the entity-tag of the
   // record the maintainer saw, or If-None-Match: * for a new name), so that
   // a write made meanwhile by someone else is not silently overwritten: the
