@@ -269,54 +269,35 @@
     this.hide = function () { form.hidden = true; };
   }
 
-  function Withdraw(section) {
-    var form = section.querySelector('#withdraw');
+  // NoticeForm posts a withdrawal notice (reason and successor) from the
+  // form with id formId, whose fields are named with prefix: the
+  // withdrawal of a live name (which must be confirmed first), or a
+  // withdrawn name's notice restated (the same call, on a name that stays
+  // withdrawn). It sends the page's entity-tag, so that a change made
+  // since the page was loaded is not undone.
+  function NoticeForm(section, formId, prefix, done) {
+    var form = section.querySelector('#' + formId);
     if (!form) { return null; }
-    var result = form.querySelector('#wd-result');
-    var submit = form.querySelector('#wd-submit');
+    var result = form.querySelector('#' + prefix + '-result');
+    var submit = form.querySelector('#' + prefix + '-submit');
+    var confirm = form.querySelector('#' + prefix + '-confirm');
     form.addEventListener('submit', function (ev) {
       ev.preventDefault();
       result.hidden = true;
-      if (!form.querySelector('#wd-confirm').checked) {
+      if (confirm && !confirm.checked) {
         showLocal(result, 'Confirm the withdrawal', 'Tick the box: a withdrawn name can never be used again.');
         return;
       }
       var name = section.getAttribute('data-urn');
       var b = JSON.stringify({
-        reason: form.querySelector('#wd-reason').value.trim(),
-        successor: form.querySelector('#wd-successor').value.trim()
+        reason: form.querySelector('#' + prefix + '-reason').value.trim(),
+        successor: form.querySelector('#' + prefix + '-successor').value.trim()
       });
       submit.disabled = true;
       call('POST', name, '/withdraw', b, true, { 'If-Match': section.getAttribute('data-etag') }).then(function (res) {
         submit.disabled = false;
         if (!res.ok) { showProblem(result, res.status, res.problem); return; }
-        flash('Withdrew ' + name + '.');
-        window.location.assign(section.getAttribute('data-page') || pageURL(name));
-      });
-    });
-    return { show: function () { form.hidden = false; }, hide: function () { form.hidden = true; } };
-  }
-
-  // Notice restates a withdrawn name's notice: the same call as a
-  // withdrawal, on a name that stays withdrawn.
-  function Notice(section) {
-    var form = section.querySelector('#notice');
-    if (!form) { return null; }
-    var result = form.querySelector('#nt-result');
-    var submit = form.querySelector('#nt-submit');
-    form.addEventListener('submit', function (ev) {
-      ev.preventDefault();
-      result.hidden = true;
-      var name = section.getAttribute('data-urn');
-      var b = JSON.stringify({
-        reason: form.querySelector('#nt-reason').value.trim(),
-        successor: form.querySelector('#nt-successor').value.trim()
-      });
-      submit.disabled = true;
-      call('POST', name, '/withdraw', b, true, { 'If-Match': section.getAttribute('data-etag') }).then(function (res) {
-        submit.disabled = false;
-        if (!res.ok) { showProblem(result, res.status, res.problem); return; }
-        flash('Saved the withdrawal notice of ' + name + '.');
+        flash(done + ' ' + name + '.');
         window.location.assign(section.getAttribute('data-page') || pageURL(name));
       });
     });
@@ -329,7 +310,10 @@
     var state = section.querySelector('#token-state');
     var stateText = section.querySelector('#token-text');
     // A withdrawn name's section has the notice form and no editor.
-    var forms = [Withdraw(section), Notice(section)].filter(Boolean);
+    var forms = [
+      NoticeForm(section, 'withdraw', 'wd', 'Withdrew'),
+      NoticeForm(section, 'notice', 'nt', 'Saved the withdrawal notice of')
+    ].filter(Boolean);
     if (section.querySelector('#editor')) { forms.unshift(new Editor(section)); }
 
     function update() {
