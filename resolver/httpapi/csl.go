@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/urikit/urikit/resolver"
 )
@@ -178,6 +179,9 @@ func cslItemType(raw json.RawMessage) string {
 // cslValue returns raw as the variable's value when it has the shape, a
 // date string converted to date-parts, or nil.
 func cslValue(shape cslShape, raw json.RawMessage) []byte {
+	if !utf8.Valid(raw) { // JSON is UTF-8 (RFC 8259 §8.1); a legacy record's metadata may not be
+		return nil
+	}
 	k := valueKind(raw)
 	ok := false
 	switch shape {

@@ -89,6 +89,7 @@ func TestCSLItemKeepsValid(t *testing.T) {
 		`{"author":[{"family":"F"},"G"],"translator":[{"family":1}],"director":{"family":"F"},"curator":[[{"family":"F"}]]}`:                   `{"id":"urn:example:a","type":"document","URL":"https://example.org/a"}`,
 		`{"issued":{"date-parts":[[2019,"5"],[2020]],"circa":true,"season":1,"literal":"l","raw":"r"},"accessed":{"date-parts":[]}}`:           `{"id":"urn:example:a","type":"document","issued":{"date-parts":[[2019,"5"],[2020]],"circa":true,"season":1,"literal":"l","raw":"r"},"URL":"https://example.org/a"}`,
 		`{"issued":{"date-parts":[[2019],[2020],[2021]]},"submitted":{"date-parts":[[1,2,3,4]]},"accessed":{"edtf":"2019"},"event-date":2019}`: `{"id":"urn:example:a","type":"document","URL":"https://example.org/a"}`,
+		"{\"title\":\"caf\xe9\",\"note\":\"n\"}":                                                                                               `{"id":"urn:example:a","type":"document","note":"n","URL":"https://example.org/a"}`,
 		`{"categories":["a",1],"custom":[1],"citation-key":"k"}`:                                                                               `{"id":"urn:example:a","type":"document","citation-key":"k","URL":"https://example.org/a"}`,
 	} {
 		rec := resolver.Record{URN: "urn:example:a", Locations: []resolver.Location{{URL: "https://example.org/a"}}, Metadata: []byte(meta)}
