@@ -347,6 +347,12 @@ func testCSLLifecycle(t *testing.T, ns func(*testing.T) resolver.Store) {
 	for _, target := range []string{"/urn:example:csl-nobody", "/uri-res/I2C?urn:example:csl-nobody", "/uri-res/N2C?urn:example:csl-nobody"} {
 		f.Do("GET", target, "", "Accept", cslType).Want(t, 404).Problem(t)
 	}
+	// A name another resolver holds is handed on for its description.
+	f.Deleg.Route("urn:nbn:fi:", "https://resolver.example/")
+	r := f.Do("GET", "/urn:nbn:fi:csl-1", "", "Accept", cslType).Want(t, 303)
+	wantHeader(t, r, "Location", "https://resolver.example/uri-res/I2C?urn:nbn:fi:csl-1?+hops=1")
+	r = f.Do("GET", "/urn:nbn:fi:csl-1", "", "Accept", browserAccept).Want(t, 303)
+	wantHeader(t, r, "Location", "https://resolver.example/uri-res/I2L?urn:nbn:fi:csl-1?+hops=1")
 
 	rfc := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 	for _, c := range []struct {
