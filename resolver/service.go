@@ -415,20 +415,11 @@ func (s *Service) LookupAsOf(ctx context.Context, name urn.URN, t time.Time) (Re
 	if !found {
 		return Record{}, Entry{}, notFound
 	}
-	hist, err := s.store.History(ctx, now.ID)
+	at, ok, err := s.lastChange(ctx, now.ID, t)
 	if err != nil {
-		return Record{}, Entry{}, storeError(err)
+		return Record{}, Entry{}, err
 	}
-	var at *Entry
-	for i := range hist {
-		if hist[i].Time.After(t) {
-			break
-		}
-		if hist[i].Action.ChangesRecord() {
-			at = &hist[i]
-		}
-	}
-	if at == nil {
+	if !ok {
 		return Record{}, Entry{}, notFound
 	}
 	var rec Record
@@ -439,7 +430,7 @@ func (s *Service) LookupAsOf(ctx context.Context, name urn.URN, t time.Time) (Re
 	if key != now.Key && !holdsKey(rec.Aliases, key) {
 		return Record{}, Entry{}, notFound // not yet (or no longer) an alias then
 	}
-	return rec, *at, nil
+	return rec, at, nil
 }
 
 func holdsKey(names []string, key string) bool {
@@ -470,20 +461,62 @@ func LocationKey(rawURL string) (string, error) {
 	return key, err
 }
 
-// History returns a record's history, oldest first.
-func (s *Service) History(ctx context.Context, name urn.URN) (Record, []Entry, error) {
+// lastChangeChunk is how many entries lastChange asks the store for at a
+// time: the first is the one, unless entries of other kinds about the
+// record come between (no build writes any).
+const lastChangeChunk = 8
+
+// lastChange returns the last entry that changed record id at or before t
+// (ok false when there is none): read newest first from t back, so that an
+// as-of lookup costs the same however long the record's history.
+func (s *Service) lastChange(ctx context.Context, id int64, t time.Time) (e Entry, ok bool, err error) {
+	if t.IsZero() {
+		t = t.Add(-time.Nanosecond) // the zero time is a time here, not "no bound"
+	}
+	for before := int64(0); ; {
+		es, err := s.store.HistoryBefore(ctx, id, before, t, lastChangeChunk)
+		if err != nil {
+			return Entry{}, false, storeError(err)
+		}
+		for _, e := range es {
+			if e.Action.ChangesRecord() {
+				return e, true, nil
+			}
+			before = e.Seq
+		}
+		if len(es) < lastChangeChunk {
+			return Entry{}, false, nil
+		}
+	}
+}
+
+// History returns the record name resolves to and up to limit entries of
+// its history with Seq > after, oldest first: a page of it (see
+// RecordHistory).
+func (s *Service) History(ctx context.Context, name urn.URN, after int64, limit int) (Record, []Entry, error) {
 	rec, err := s.Lookup(ctx, name)
 	if err != nil {
 		return Record{}, nil, err
 	}
-	h, err := s.store.History(ctx, rec.ID)
-	return rec, h, storeError(err)
+	h, err := s.RecordHistory(ctx, rec.ID, after, limit)
+	return rec, h, err
 }
 
-// RecordHistory returns the history of the record with this ID, oldest
-// first: for a record found as of a time by a name it no longer has.
-func (s *Service) RecordHistory(ctx context.Context, id int64) ([]Entry, error) {
-	h, err := s.store.History(ctx, id)
+// RecordHistory returns up to limit entries of the history of the record
+// with this ID with Seq > after, oldest first. A history has no bound (a
+// record may change a hundred thousand times, each entry holding the whole
+// record), so it is read a page at a time.
+func (s *Service) RecordHistory(ctx context.Context, id, after int64, limit int) ([]Entry, error) {
+	h, err := s.store.History(ctx, id, after, limit)
+	return h, storeError(err)
+}
+
+// RecentHistory returns up to limit entries of the history of the record
+// with this ID, newest first: those with Seq below before (the newest when
+// before is 0) and, unless until is zero, at or before until. It is how a
+// record is read back by ID as of a time, and its newest versions shown.
+func (s *Service) RecentHistory(ctx context.Context, id, before int64, until time.Time, limit int) ([]Entry, error) {
+	h, err := s.store.HistoryBefore(ctx, id, before, until, limit)
 	return h, storeError(err)
 }
 

@@ -62,7 +62,7 @@ func TestServiceSmoke(t *testing.T) {
 	if !errors.As(err, &e) || e.Kind != resolver.KindConflict || e.Record != "urn:isbn:9780395363416" {
 		t.Fatalf("reuse: %v", err)
 	}
-	_, hist, err := svc.History(ctx, urn.MustParse("urn:isbn:9780395363416"))
+	_, hist, err := svc.History(ctx, urn.MustParse("urn:isbn:9780395363416"), 0, 100)
 	if err != nil || len(hist) != 2 {
 		t.Fatalf("history: %d %v", len(hist), err)
 	}

@@ -3,6 +3,7 @@ package resolver
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Errors a Store returns. Stores wrap them (errors.Is finds them) and
@@ -82,8 +83,17 @@ type Reader interface {
 	// Rules returns every delegation rule, in ID order.
 	Rules(ctx context.Context) ([]Rule, error)
 
-	// History returns the entries about one record, in Seq order.
-	History(ctx context.Context, recordID int64) ([]Entry, error)
+	// History returns up to limit entries about one record with Seq >
+	// after, in Seq order. A record changed a hundred thousand times has
+	// as many entries, each holding the whole record: callers read its
+	// history a page at a time, never whole.
+	History(ctx context.Context, recordID, after int64, limit int) ([]Entry, error)
+	// HistoryBefore returns up to limit entries about one record, newest
+	// first: those with Seq below before (every one when before is 0) and
+	// Time at or before until (any time when until is zero). With limit 1
+	// and a time it is the record's last change as of that time (entries'
+	// times never go backwards in Seq order: Seal).
+	HistoryBefore(ctx context.Context, recordID, before int64, until time.Time, limit int) ([]Entry, error)
 	// Log returns up to limit entries with Seq > after, in Seq order.
 	Log(ctx context.Context, after int64, limit int) ([]Entry, error)
 	// Head returns the last entry of the history (the zero Entry when the

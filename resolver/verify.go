@@ -423,31 +423,29 @@ func (s *Service) verifyState(ctx context.Context, st RecordState, aliased bool,
 			return fail(st.Record.URN, "%s in history entry %d", d, st.Latest.Seq)
 		}
 	}
-	// The record's history, read at most once and only when needed: for a
-	// retired key, or when the record may have dropped an alias.
-	var hist []Entry
-	history := func() ([]Entry, error) {
-		if hist == nil {
-			h, err := s.store.History(ctx, st.ID)
+	// The aliases the record's history ever gave it, read at most once
+	// and only when needed: for a retired key, or when the record may have
+	// dropped an alias. The history is read a page at a time (a record
+	// may have changed a hundred thousand times); what is kept is one item
+	// per alias, and every alias it ever had is a key the keys table holds.
+	var given []givenAlias
+	var read bool
+	aliases := func() ([]givenAlias, error) {
+		if !read {
+			g, err := s.aliasesGiven(ctx, st.ID)
 			if err != nil {
-				return nil, storeError(err)
+				return nil, err
 			}
-			hist = h
+			given, read = g, true
 		}
-		return hist, nil
+		return given, nil
 	}
 	everAlias := func(spelling string) (bool, error) {
-		hist, err := history()
+		given, err := aliases()
 		if err != nil {
 			return false, err
 		}
-		for _, e := range hist {
-			var r Record
-			if json.Unmarshal(e.Data, &r) == nil && slices.Contains(r.Aliases, spelling) {
-				return true, nil
-			}
-		}
-		return false, nil
+		return slices.ContainsFunc(given, func(g givenAlias) bool { return g.alias == spelling }), nil
 	}
 	d, err := diffKeys(st.Keys, snap, everAlias)
 	if err != nil {
@@ -470,25 +468,17 @@ func (s *Service) verifyState(ctx context.Context, st RecordState, aliased bool,
 	// time, and that has changed since its creation, can have dropped one:
 	// the others cost nothing more.
 	if aliased && st.Latest.Action != ActionNameCreate {
-		hist, err := history()
+		given, err := aliases()
 		if err != nil {
 			return err
 		}
-		seen := map[string]bool{}
-		for _, e := range hist {
-			var r Record
-			if e.Seq > st.Latest.Seq || json.Unmarshal(e.Data, &r) != nil {
-				continue
+		for _, g := range given {
+			if g.seq > st.Latest.Seq || g.alias == snap.URN || slices.Contains(snap.Aliases, g.alias) {
+				continue // current aliases: diffKeys checked them
 			}
-			for _, a := range r.Aliases {
-				if seen[a] || a == snap.URN || slices.Contains(snap.Aliases, a) {
-					continue // current aliases: diffKeys checked them
-				}
-				seen[a] = true
-				if !reserves(st.Keys, a) {
-					return fail(st.Record.URN, "history entry %d gave it the alias %q, which it has since dropped, but the keys table "+
-						"no longer reserves it: the name could be registered again", e.Seq, a)
-				}
+			if !reserves(st.Keys, g.alias) {
+				return fail(st.Record.URN, "history entry %d gave it the alias %q, which it has since dropped, but the keys table "+
+					"no longer reserves it: the name could be registered again", g.seq, g.alias)
 			}
 		}
 	}
@@ -496,6 +486,47 @@ func (s *Service) verifyState(ctx context.Context, st RecordState, aliased bool,
 		return fail(st.Record.URN, "%s", d)
 	}
 	return nil
+}
+
+// givenAlias is an alias a record's history gave it, with the first entry
+// that did.
+type givenAlias struct {
+	alias string
+	seq   int64
+}
+
+// verifyHistoryChunk is how many entries of a record's history Verify
+// reads at a time.
+const verifyHistoryChunk = 100
+
+// aliasesGiven returns every alias the history of record id gave it, each
+// once, in the order they first appear (by entry, then as the entry lists
+// them).
+func (s *Service) aliasesGiven(ctx context.Context, id int64) ([]givenAlias, error) {
+	var out []givenAlias
+	seen := map[string]bool{}
+	for after := int64(0); ; {
+		es, err := s.store.History(ctx, id, after, verifyHistoryChunk)
+		if err != nil {
+			return nil, storeError(err)
+		}
+		for _, e := range es {
+			var r Record
+			if json.Unmarshal(e.Data, &r) != nil {
+				continue
+			}
+			for _, a := range r.Aliases {
+				if !seen[a] {
+					seen[a] = true
+					out = append(out, givenAlias{alias: a, seq: e.Seq})
+				}
+			}
+			after = e.Seq
+		}
+		if len(es) < verifyHistoryChunk {
+			return out, nil
+		}
+	}
 }
 
 // diffLocations returns the first way in which the location index's rows

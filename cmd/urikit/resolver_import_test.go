@@ -421,7 +421,7 @@ func TestImportKeepsFileOrder(t *testing.T) {
 			if got, want := rec.Locations[0].URL, fmt.Sprintf("https://example.org/v%d", versions-1); got != want {
 				t.Fatalf("the record ends with %s, want the file's last %s", got, want)
 			}
-			hist, err := store.History(context.Background(), rec.ID)
+			hist, err := store.History(context.Background(), rec.ID, 0, versions+1)
 			if err != nil || len(hist) != versions {
 				t.Fatalf("history: %d entries, %v", len(hist), err)
 			}

@@ -379,11 +379,172 @@ func (e HistoryEntry) Sound() bool {
 	return bytes.Equal(want, e.Hash)
 }
 
-// History returns a record's history, oldest first.
+// HistoryPage is one page of a record's history.
+type HistoryPage struct {
+	Entries []HistoryEntry
+	// Next is the cursor of the next page (pass it as after), nil on the
+	// last page: the after= of the server's Link with rel="next".
+	Next *int64
+}
+
+// HistoryPage returns the entries of a record's history after the entry
+// after (0: from the first), oldest first: at most limit (0: the server's
+// default), fewer when the server's page holds as many bytes as it gives
+// at once.
+func (c *Client) HistoryPage(ctx context.Context, name string, after int64, limit int) (HistoryPage, error) {
+	q := url.Values{}
+	if after > 0 {
+		q.Set("after", strconv.FormatInt(after, 10))
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	path := "/api/v1/names/" + NameSegment(name) + "/history"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	var p HistoryPage
+	f := &fields{}
+	if _, err := c.doFields(ctx, http.MethodGet, path, f, nil, &p.Entries); err != nil {
+		return HistoryPage{}, err
+	}
+	next, ok, err := nextCursor(f.got)
+	if err != nil {
+		return HistoryPage{}, &resolver.Error{Kind: resolver.KindInternal, Offset: -1, Err: ErrNotAPI,
+			Message: "GET " + c.base + path + ": " + err.Error()}
+	}
+	if ok {
+		if next <= after {
+			return HistoryPage{}, &resolver.Error{Kind: resolver.KindInternal, Offset: -1, Err: ErrNotAPI,
+				Message: fmt.Sprintf("GET %s%s: the next page's cursor %d does not move past %d", c.base, path, next, after)}
+		}
+		p.Next = &next
+	}
+	return p, nil
+}
+
+// History returns a record's whole history, oldest first, following the
+// server's pages to the last; HistoryPage reads one page.
 func (c *Client) History(ctx context.Context, name string) ([]HistoryEntry, error) {
-	var h []HistoryEntry
-	_, err := c.do(ctx, http.MethodGet, "/api/v1/names/"+NameSegment(name)+"/history", nil, &h)
-	return h, err
+	var all []HistoryEntry
+	for after := int64(0); ; {
+		p, err := c.HistoryPage(ctx, name, after, 0)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, p.Entries...)
+		if p.Next == nil {
+			if all == nil {
+				all = []HistoryEntry{}
+			}
+			return all, nil
+		}
+		after = *p.Next
+	}
+}
+
+// nextCursor reads the after= of the target of the Link header field with
+// rel="next" (RFC 8288 §3), when there is one. The client keeps its own
+// path and takes only the cursor, so that a server behind a proxy that
+// adds a path prefix is still followed.
+func nextCursor(h http.Header) (after int64, ok bool, err error) {
+	for _, target := range linkTargets(h.Values("Link"), "next") {
+		u, err := url.Parse(target)
+		if err != nil {
+			return 0, false, fmt.Errorf("the Link to the next page, %q, is not a URI reference: %v", target, err)
+		}
+		n, err := strconv.ParseInt(u.Query().Get("after"), 10, 64)
+		if err != nil {
+			return 0, false, fmt.Errorf("the Link to the next page, %q, has no after= cursor", target)
+		}
+		return n, true, nil
+	}
+	return 0, false, nil
+}
+
+// linkTargets returns the targets of the link-values of Link header
+// fields (RFC 8288 §3) whose rel lists rel (relation types compare
+// case-insensitively, §2.1.1). A target may hold a comma (a name can), so
+// the field is read value by value: "<" target ">" then parameters up to
+// the next comma outside a quoted string.
+func linkTargets(fields []string, rel string) []string {
+	var out []string
+	for _, f := range fields {
+		for {
+			i := strings.IndexByte(f, '<')
+			if i < 0 {
+				break
+			}
+			j := strings.IndexByte(f[i:], '>')
+			if j < 0 {
+				break
+			}
+			target := f[i+1 : i+j]
+			params, rest := linkParams(f[i+j+1:])
+			for _, r := range strings.Fields(params["rel"]) {
+				if strings.EqualFold(r, rel) {
+					out = append(out, target)
+					break
+				}
+			}
+			f = rest
+		}
+	}
+	return out
+}
+
+// linkParams reads the parameters of one link-value up to the comma that
+// ends it, and returns them (names in lower case, values unquoted) and
+// what follows that comma.
+func linkParams(s string) (map[string]string, string) {
+	params := map[string]string{}
+	for {
+		s = strings.TrimLeft(s, " \t")
+		if s == "" || s[0] == ',' {
+			if s != "" {
+				s = s[1:]
+			}
+			return params, s
+		}
+		if s[0] != ';' {
+			// Not a parameter: skip to the end of this link-value.
+			if k := strings.IndexByte(s, ','); k >= 0 {
+				return params, s[k+1:]
+			}
+			return params, ""
+		}
+		s = strings.TrimLeft(s[1:], " \t")
+		k := strings.IndexAny(s, "=;,")
+		if k < 0 {
+			k = len(s)
+		}
+		name := strings.ToLower(strings.TrimSpace(s[:k]))
+		s = s[k:]
+		var value string
+		if strings.HasPrefix(s, "=") {
+			s = strings.TrimLeft(s[1:], " \t")
+			if strings.HasPrefix(s, `"`) {
+				var b strings.Builder
+				k := 1
+				for ; k < len(s) && s[k] != '"'; k++ {
+					if s[k] == '\\' && k+1 < len(s) {
+						k++
+					}
+					b.WriteByte(s[k])
+				}
+				value, s = b.String(), s[min(k+1, len(s)):]
+			} else {
+				k := strings.IndexAny(s, ";,")
+				if k < 0 {
+					k = len(s)
+				}
+				value, s = strings.TrimSpace(s[:k]), s[k:]
+			}
+		}
+		if _, seen := params[name]; !seen {
+			params[name] = value // RFC 8288 §3.3: the first rel counts
+		}
+	}
 }
 
 // RuleInfo is a delegation rule as the API shows it.

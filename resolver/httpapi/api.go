@@ -538,24 +538,6 @@ func (h *handler) withdrawName(c *apiCall) (answer, error) {
 	return answer{status: http.StatusOK, body: rec}, nil
 }
 
-// nameHistory is GET /api/v1/names/{urn}/history: the record's entries of
-// the directory's history, oldest first, with their chain hashes.
-func (h *handler) nameHistory(c *apiCall) (answer, error) {
-	u, err := resolver.ParseName("urn", c.r.PathValue("urn"))
-	if err != nil {
-		return answer{}, err
-	}
-	ctx, err := c.readContext()
-	if err != nil {
-		return answer{}, err
-	}
-	_, hist, err := h.svc.History(ctx, u)
-	if err != nil {
-		return answer{}, err
-	}
-	return answer{status: http.StatusOK, body: nonNil(hist)}, nil
-}
-
 // ---- Delegation rules (admin) ----
 
 type ruleBody struct {

@@ -45,6 +45,7 @@ type recordPage struct {
 type urcsPage struct {
 	Asked    string
 	Versions []urcVersion
+	History  string // the record's history, when older versions were left out
 }
 
 type problemPage struct{ P *problem }
@@ -107,8 +108,8 @@ var pages = template.Must(template.New("").Funcs(pageFuncs).Parse(`
 {{range .Versions}}<h2>{{.Time.Format "2006-01-02 15:04:05 MST"}} · {{.Action}}</h2>
 <p>Status {{.Record.Status}}. Locations:</p><UL>{{range .Record.Locations}}<LI>{{$u := .URL}}{{with href $u}}<A HREF="{{.}}">{{$u}}</A>{{else}}<code>{{$u}}</code>{{end}}
 {{end}}</UL>
-{{end}}
-{{template "foot"}}{{end}}
+{{end}}{{with .History}}<p>Older descriptions are left out: the <A HREF="{{.}}">record's history</A> has them all.</p>
+{{end}}{{template "foot"}}{{end}}
 
 {{define "problem"}}{{template "head" .P.Title}}
 <h1>{{.P.Status}} · {{.P.Title}}</h1>

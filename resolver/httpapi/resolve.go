@@ -792,31 +792,35 @@ type urcVersion struct {
 	Record resolver.Record `json:"record"`
 }
 
+// urcVersions is how many descriptions an I2Cs answer holds at most, and
+// it holds at most logPageBytes bytes of them (but always the newest): a
+// record changed a hundred thousand times has as many. The rest are in the
+// record's history (GET /api/v1/names/{urn}/history, a page at a time),
+// which a Link with RFC 5829's relation "version-history" points to when
+// versions were left out.
+const urcVersions = 100
+
 // writeURCs answers I2Cs: the record now and after each earlier change,
-// newest first (as of a time: those up to it).
+// newest first (as of a time: those up to it), the newest urcVersions.
 func (h *handler) writeURCs(rw *respWriter, r *http.Request, ctx context.Context, nr nameRequest, rec resolver.Record) {
 	// By ID: as of a time, rec may be found by an alias it has dropped
 	// since, which a lookup by name no longer finds.
-	hist, err := h.svc.RecordHistory(ctx, rec.ID)
+	var until time.Time
+	if nr.hasAsOf {
+		until = nr.asOf
+		if until.IsZero() {
+			until = until.Add(-time.Nanosecond) // the zero time is a time here, not "no bound"
+		}
+	}
+	out, more, err := h.recentVersions(ctx, rec.ID, until)
 	if err != nil {
 		h.fail(rw, r, err)
 		return
 	}
-	var out []urcVersion
-	for i := len(hist) - 1; i >= 0; i-- {
-		e := hist[i]
-		if !e.Action.ChangesRecord() {
-			continue
-		}
-		if nr.hasAsOf && e.Time.After(nr.asOf) {
-			continue
-		}
-		var v resolver.Record
-		if err := json.Unmarshal(e.Data, &v); err != nil {
-			h.fail(rw, r, fmt.Errorf("history entry %d holds no record: %w", e.Seq, err))
-			return
-		}
-		out = append(out, urcVersion{Seq: e.Seq, Time: e.Time.UTC(), Action: e.Action, Record: v})
+	var history string
+	if more {
+		history = "/api/v1/names/" + segment(rec.URN) + "/history"
+		rw.Header().Set("Link", "<"+history+`>; rel="version-history"`)
 	}
 	if len(out) == 0 { // a history is never empty for a record; keep the answer whole anyway
 		out = append(out, urcVersion{Time: rec.Updated.UTC(), Record: rec})
@@ -825,9 +829,41 @@ func (h *handler) writeURCs(rw *respWriter, r *http.Request, ctx context.Context
 	case mtJSON:
 		writeJSON(rw, http.StatusOK, out)
 	case mtHTML:
-		h.writeHTML(rw, http.StatusOK, pageURCs, urcsPage{Asked: nr.text, Versions: out})
+		h.writeHTML(rw, http.StatusOK, pageURCs, urcsPage{Asked: nr.text, Versions: out, History: history})
 	default:
 		h.writeProblem(rw, r, newProblem(http.StatusNotAcceptable, ptNotAcceptable, "descriptions are available as application/json or text/html"))
+	}
+}
+
+// recentVersions reads the record's versions newest first, at or before
+// until unless it is zero: at most urcVersions, and at most logPageBytes
+// bytes of them but the first; more tells whether older ones were left
+// out.
+func (h *handler) recentVersions(ctx context.Context, id int64, until time.Time) (out []urcVersion, more bool, err error) {
+	size := 0
+	for before := int64(0); ; {
+		want := min(historyChunk, urcVersions-len(out)) + 1 // one more tells whether any remain
+		hist, err := h.svc.RecentHistory(ctx, id, before, until, want)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, e := range hist {
+			before = e.Seq
+			if !e.Action.ChangesRecord() {
+				continue
+			}
+			if len(out) == urcVersions || len(out) > 0 && size+len(e.Data) > logPageBytes {
+				return out, true, nil
+			}
+			var v resolver.Record
+			if err := json.Unmarshal(e.Data, &v); err != nil {
+				return nil, false, fmt.Errorf("history entry %d holds no record: %w", e.Seq, err)
+			}
+			out, size = append(out, urcVersion{Seq: e.Seq, Time: e.Time.UTC(), Action: e.Action, Record: v}), size+len(e.Data)
+		}
+		if len(hist) < want {
+			return out, false, nil
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/urikit/urikit/resolver"
 )
@@ -139,8 +140,11 @@ func (s *Store) Tokens(ctx context.Context, id int64) ([]resolver.Token, error) 
 func (s *Store) Rules(ctx context.Context) ([]resolver.Rule, error) {
 	return sortedValues(s.view().rules, func(r resolver.Rule) int64 { return r.ID }), nil
 }
-func (s *Store) History(ctx context.Context, id int64) ([]resolver.Entry, error) {
-	return s.view().history(id), nil
+func (s *Store) History(ctx context.Context, id, after int64, limit int) ([]resolver.Entry, error) {
+	return s.view().history(id, after, limit), nil
+}
+func (s *Store) HistoryBefore(ctx context.Context, id, before int64, until time.Time, limit int) ([]resolver.Entry, error) {
+	return s.view().historyBefore(id, before, until, limit), nil
 }
 func (s *Store) Log(ctx context.Context, after int64, limit int) ([]resolver.Entry, error) {
 	return s.view().logAfter(after, limit), nil
@@ -292,10 +296,24 @@ func (d *data) tokensOf(id int64) []resolver.Token {
 	return out
 }
 
-func (d *data) history(id int64) []resolver.Entry {
+func (d *data) history(id, after int64, limit int) []resolver.Entry {
 	var out []resolver.Entry
 	for _, e := range d.log {
-		if e.RecordID == id {
+		if len(out) == limit {
+			break
+		}
+		if e.RecordID == id && e.Seq > after {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (d *data) historyBefore(id, before int64, until time.Time, limit int) []resolver.Entry {
+	var out []resolver.Entry
+	for i := len(d.log) - 1; i >= 0 && len(out) < limit; i-- {
+		e := d.log[i]
+		if e.RecordID == id && (before <= 0 || e.Seq < before) && (until.IsZero() || !e.Time.After(until)) {
 			out = append(out, e)
 		}
 	}
@@ -422,8 +440,11 @@ func (t *tx) Tokens(ctx context.Context, id int64) ([]resolver.Token, error) {
 func (t *tx) Rules(ctx context.Context) ([]resolver.Rule, error) {
 	return sortedValues(t.d.rules, func(r resolver.Rule) int64 { return r.ID }), nil
 }
-func (t *tx) History(ctx context.Context, id int64) ([]resolver.Entry, error) {
-	return t.d.history(id), nil
+func (t *tx) History(ctx context.Context, id, after int64, limit int) ([]resolver.Entry, error) {
+	return t.d.history(id, after, limit), nil
+}
+func (t *tx) HistoryBefore(ctx context.Context, id, before int64, until time.Time, limit int) ([]resolver.Entry, error) {
+	return t.d.historyBefore(id, before, until, limit), nil
 }
 func (t *tx) Log(ctx context.Context, after int64, limit int) ([]resolver.Entry, error) {
 	return t.d.logAfter(after, limit), nil

@@ -12,3 +12,8 @@ func MigrateTo(ctx context.Context, dsn string, to int) (from int, err error) {
 	defer pool.Close()
 	return migrate(ctx, pool, to)
 }
+
+// The statements of a record's history, for the test of their plans.
+var HistoryStatements = map[string]string{
+	"qHistory": qHistory, "qHistoryBefore": qHistoryBefore, "qHistoryBeforeUntil": qHistoryBeforeUntil,
+}

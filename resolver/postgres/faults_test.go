@@ -65,7 +65,7 @@ func TestServerStopsAndReturns(t *testing.T) {
 			"put":           write,
 			"lookup":        func() error { _, err := svc.Lookup(ctx, urn.MustParse("urn:example:none")); return err },
 			"cached lookup": func() error { _, err := svc.Lookup(ctx, urn.MustParse("urn:example:f-0")); return err },
-			"history":       func() error { _, _, err := svc.History(ctx, urn.MustParse("urn:example:f-1")); return err },
+			"history":       func() error { _, _, err := svc.History(ctx, urn.MustParse("urn:example:f-1"), 0, 10); return err },
 			"ping":          func() error { return st.Ping(ctx) },
 		}
 		for name, call := range calls {

@@ -375,9 +375,17 @@ func (s *Store) Rules(ctx context.Context) (rs []resolver.Rule, err error) {
 	return rs, err
 }
 
-func (s *Store) History(ctx context.Context, id int64) (es []resolver.Entry, err error) {
+func (s *Store) History(ctx context.Context, id, after int64, limit int) (es []resolver.Entry, err error) {
 	err = s.read(ctx, func(ctx context.Context, r reader) error {
-		es, err = r.history(ctx, id)
+		es, err = r.history(ctx, id, after, limit)
+		return err
+	})
+	return es, err
+}
+
+func (s *Store) HistoryBefore(ctx context.Context, id, before int64, until time.Time, limit int) (es []resolver.Entry, err error) {
+	err = s.read(ctx, func(ctx context.Context, r reader) error {
+		es, err = r.historyBefore(ctx, id, before, until, limit)
 		return err
 	})
 	return es, err

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -289,8 +290,38 @@ func scanEntry(row pgx.Row) (resolver.Entry, error) {
 	return e, err
 }
 
-func (r reader) history(ctx context.Context, recordID int64) ([]resolver.Entry, error) {
-	return r.entries(ctx, `SELECT `+entryCols+` FROM log WHERE record_id = $1 AND record_id <> 0 ORDER BY seq`, recordID)
+// The statements of a record's history read a range of the partial index
+// log_record (record_id, seq) WHERE record_id <> 0, forwards or backwards
+// from the cursor; the condition is repeated so that the planner may use
+// that index in a generic plan, which cannot see the parameter. Newest
+// first, the time bound is checked row by row (times grow with seq, so
+// the first row at or before it is the last one).
+const (
+	qHistory            = `SELECT ` + entryCols + ` FROM log WHERE record_id = $1 AND record_id <> 0 AND seq > $2 ORDER BY seq LIMIT $3`
+	qHistoryBefore      = `SELECT ` + entryCols + ` FROM log WHERE record_id = $1 AND record_id <> 0 AND seq < $2 ORDER BY seq DESC LIMIT $3`
+	qHistoryBeforeUntil = `SELECT ` + entryCols + ` FROM log WHERE record_id = $1 AND record_id <> 0 AND seq < $2 AND time <= $3 ORDER BY seq DESC LIMIT $4`
+)
+
+func (r reader) history(ctx context.Context, recordID, after int64, limit int) ([]resolver.Entry, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	return r.entries(ctx, qHistory, recordID, after, limit)
+}
+
+func (r reader) historyBefore(ctx context.Context, recordID, before int64, until time.Time, limit int) ([]resolver.Entry, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	if before <= 0 {
+		before = math.MaxInt64
+	}
+	if until.IsZero() {
+		return r.entries(ctx, qHistoryBefore, recordID, before, limit)
+	}
+	// Entries' times are whole microseconds: at or before until is at or
+	// before it truncated, which is what the database compares exactly.
+	return r.entries(ctx, qHistoryBeforeUntil, recordID, before, until.Truncate(time.Microsecond), limit)
 }
 
 func (r reader) log(ctx context.Context, after int64, limit int) ([]resolver.Entry, error) {

@@ -308,8 +308,11 @@ func (t *tx) Tokens(ctx context.Context, id int64) ([]resolver.Token, error) {
 	return t.tokens(ctx, id)
 }
 func (t *tx) Rules(ctx context.Context) ([]resolver.Rule, error) { return t.rules(ctx) }
-func (t *tx) History(ctx context.Context, id int64) ([]resolver.Entry, error) {
-	return t.history(ctx, id)
+func (t *tx) History(ctx context.Context, id, after int64, limit int) ([]resolver.Entry, error) {
+	return t.history(ctx, id, after, limit)
+}
+func (t *tx) HistoryBefore(ctx context.Context, id, before int64, until time.Time, limit int) ([]resolver.Entry, error) {
+	return t.historyBefore(ctx, id, before, until, limit)
 }
 func (t *tx) Log(ctx context.Context, after int64, limit int) ([]resolver.Entry, error) {
 	return t.log(ctx, after, limit)

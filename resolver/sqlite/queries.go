@@ -32,6 +32,7 @@ const (
 	qTokens
 	qRules
 	qHistory
+	qHistoryBefore
 	qLog
 	qHead
 	qSetting
@@ -100,10 +101,16 @@ var sqlText = [numQueries]string{
 	qTokenByHash:      `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE hash = ?`,
 	qTokens:           `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE authority_id = ? ORDER BY id`,
 	qRules:            `SELECT id, prefix, target, created FROM rules ORDER BY id`,
-	qHistory:          `SELECT ` + entryCols + ` FROM history WHERE record_id = ? ORDER BY seq`,
-	qLog:              `SELECT ` + entryCols + ` FROM history WHERE seq > ? ORDER BY seq LIMIT ?`,
-	qHead:             `SELECT ` + entryCols + ` FROM history ORDER BY seq DESC LIMIT 1`,
-	qSetting:          `SELECT value FROM settings WHERE name = ?`,
+	// A record's history a page at a time, either way: a range of the
+	// history_record index (record_id, seq), read forwards or backwards
+	// from the cursor. Newest first, the time bound is checked row by row
+	// (times grow with seq, so the first row at or before it is the last
+	// one), which reads the rows newer than it but not their data.
+	qHistory:       `SELECT ` + entryCols + ` FROM history WHERE record_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+	qHistoryBefore: `SELECT ` + entryCols + ` FROM history WHERE record_id = ? AND seq < ? AND time <= ? ORDER BY seq DESC LIMIT ?`,
+	qLog:           `SELECT ` + entryCols + ` FROM history WHERE seq > ? ORDER BY seq LIMIT ?`,
+	qHead:          `SELECT ` + entryCols + ` FROM history ORDER BY seq DESC LIMIT 1`,
+	qSetting:       `SELECT value FROM settings WHERE name = ?`,
 
 	// The keys several active records list: the index in key order, each
 	// row's record by its rowid (status 0 is statusCode(Active)).

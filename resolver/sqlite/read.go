@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/urikit/urikit/resolver"
@@ -425,8 +426,25 @@ func (rd reader) entries(ctx context.Context, what string, q query, args ...any)
 	return queryAll(ctx, rd, what, q, func(r *sql.Rows) (resolver.Entry, error) { return scanEntry(r) }, args...)
 }
 
-func (rd reader) History(ctx context.Context, recordID int64) ([]resolver.Entry, error) {
-	return rd.entries(ctx, "reading a record's history", qHistory, recordID)
+func (rd reader) History(ctx context.Context, recordID, after int64, limit int) ([]resolver.Entry, error) {
+	if limit <= 0 {
+		return nil, rd.live()
+	}
+	return rd.entries(ctx, "reading a record's history", qHistory, recordID, after, limit)
+}
+
+func (rd reader) HistoryBefore(ctx context.Context, recordID, before int64, until time.Time, limit int) ([]resolver.Entry, error) {
+	if limit <= 0 {
+		return nil, rd.live()
+	}
+	if before <= 0 {
+		before = math.MaxInt64
+	}
+	last := int64(math.MaxInt64)
+	if !until.IsZero() {
+		last = until.UnixMicro() // an entry's time is whole microseconds: at or before until is at or before this
+	}
+	return rd.entries(ctx, "reading a record's history", qHistoryBefore, recordID, before, last, limit)
 }
 
 func (rd reader) Log(ctx context.Context, after int64, limit int) ([]resolver.Entry, error) {

@@ -621,8 +621,11 @@ func (s *Store) Tokens(ctx context.Context, authorityID int64) ([]resolver.Token
 	return s.rd.Tokens(ctx, authorityID)
 }
 func (s *Store) Rules(ctx context.Context) ([]resolver.Rule, error) { return s.rd.Rules(ctx) }
-func (s *Store) History(ctx context.Context, recordID int64) ([]resolver.Entry, error) {
-	return s.rd.History(ctx, recordID)
+func (s *Store) History(ctx context.Context, recordID, after int64, limit int) ([]resolver.Entry, error) {
+	return s.rd.History(ctx, recordID, after, limit)
+}
+func (s *Store) HistoryBefore(ctx context.Context, recordID, before int64, until time.Time, limit int) ([]resolver.Entry, error) {
+	return s.rd.HistoryBefore(ctx, recordID, before, until, limit)
 }
 func (s *Store) Log(ctx context.Context, after int64, limit int) ([]resolver.Entry, error) {
 	return s.rd.Log(ctx, after, limit)

@@ -126,7 +126,7 @@ func TestServiceRules(t *testing.T) {
 	if _, _, err := f.svc.Put(ctx, f.m, "urn:isbn:978-0-395-36341-6", in); resolver.KindOf(err) != resolver.KindConflict {
 		t.Fatalf("reuse of a withdrawn name: %v", err)
 	}
-	_, hist, err := f.svc.History(ctx, urn.MustParse("urn:isbn:9780395363416"))
+	_, hist, err := f.svc.History(ctx, urn.MustParse("urn:isbn:9780395363416"), 0, 100)
 	if err != nil || len(hist) != 4 {
 		t.Fatalf("history: %d %v", len(hist), err)
 	}

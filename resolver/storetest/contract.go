@@ -31,6 +31,7 @@ func RunContract(t *testing.T, b Backend) {
 		{"AuthoritiesTokensRules", testAuthorities},
 		{"Settings", testSettings},
 		{"HistoryKeptExactly", testHistory},
+		{"HistoryPages", testHistoryPages},
 		{"ConcurrentAppendsStayChained", testConcurrentAppends},
 		{"SecondHandleSeesWrites", testSecondHandle},
 		{"LongestValuesAreIndexed", testLongValues},
@@ -473,7 +474,7 @@ func testHistory(t *testing.T, b Backend) {
 			t.Fatalf("entry %d changed in the store:\n got %+v\nwant %+v", i+1, g, e)
 		}
 	}
-	h, err := s.History(c, 7)
+	h, err := s.History(c, 7, 0, 100)
 	if err != nil || len(h) != 3 {
 		t.Fatalf("History: %d %v", len(h), err)
 	}
@@ -489,6 +490,132 @@ func testHistory(t *testing.T, b Backend) {
 	if !log[3].Time.Equal(log[2].Time) {
 		t.Fatalf("an entry stored at %v after one at %v: times went backwards", log[3].Time, log[2].Time)
 	}
+}
+
+// testHistoryPages: a record's history is read a page at a time, forwards
+// from a cursor (History) or newest first back from one, as of a time
+// (HistoryBefore), with the entries about other records and about none
+// left out, and the same inside a transaction.
+func testHistoryPages(t *testing.T, b Backend) {
+	s := b.New(t)
+	c := ctx(t)
+	// Entries about records 7 and 8 in turn, one about no record after
+	// every third; an entry each second.
+	var all []resolver.Entry
+	update(t, s, func(tx resolver.Tx) error {
+		all = nil // fn may run again (Update)
+		for i := range 20 {
+			e := resolver.Entry{Time: t0.Add(time.Duration(i) * time.Second), Action: resolver.ActionNameUpdate,
+				Subject: "urn:example:a", RecordID: 7 + int64(i%2), Actor: "system", Data: []byte(fmt.Sprintf(`{"n":%d}`, i))}
+			if i%3 == 2 {
+				e.Action, e.Subject, e.RecordID = resolver.ActionRuleAdd, "rule:1", 0
+			}
+			if err := tx.Append(c, &e); err != nil {
+				return err
+			}
+			all = append(all, e)
+		}
+		return nil
+	})
+	var seven []int64 // the Seqs of record 7's entries
+	for _, e := range all {
+		if e.RecordID == 7 {
+			seven = append(seven, e.Seq)
+		}
+	}
+	seqs := func(es []resolver.Entry) []int64 {
+		out := []int64{}
+		for _, e := range es {
+			out = append(out, e.Seq)
+		}
+		return out
+	}
+	want := func(what string, es []resolver.Entry, err error, seqs2 []int64) {
+		t.Helper()
+		if got := seqs(es); err != nil || !slices.Equal(got, append([]int64{}, seqs2...)) {
+			t.Fatalf("%s: %v %v, want %v", what, got, err, seqs2)
+		}
+		for _, e := range es {
+			if g := all[e.Seq-1]; string(e.Data) != string(g.Data) || !e.Time.Equal(g.Time) || string(e.Hash) != string(g.Hash) {
+				t.Fatalf("%s: entry %d read back as %+v, stored %+v", what, e.Seq, e, g)
+			}
+		}
+	}
+	reversed := func(x []int64) []int64 { y := slices.Clone(x); slices.Reverse(y); return y }
+	check := func(r resolver.Reader) {
+		h, err := r.History(c, 7, 0, 100)
+		want("History(7, 0, 100)", h, err, seven)
+		// Forwards, in pages of 3: the cursor is the last Seq read.
+		var paged []resolver.Entry
+		for after := int64(0); ; {
+			h, err := r.History(c, 7, after, 3)
+			if err != nil || len(h) > 3 {
+				t.Fatalf("History(7, %d, 3): %d entries, %v", after, len(h), err)
+			}
+			paged = append(paged, h...)
+			if len(h) < 3 {
+				break
+			}
+			after = h[len(h)-1].Seq
+		}
+		want("History of 7 in pages of 3", paged, nil, seven)
+		h, err = r.History(c, 7, seven[2], 2)
+		want("History(7, third, 2)", h, err, seven[3:5])
+		h, err = r.History(c, 7, seven[len(seven)-1], 2)
+		want("History(7, last, 2)", h, err, nil)
+		h, err = r.History(c, 7, 0, 0)
+		want("History(7, 0, 0)", h, err, nil)
+		h, err = r.History(c, 99, 0, 10)
+		want("History(99, 0, 10)", h, err, nil)
+
+		// Newest first.
+		h, err = r.HistoryBefore(c, 7, 0, time.Time{}, 100)
+		want("HistoryBefore(7, 0, none, 100)", h, err, reversed(seven))
+		h, err = r.HistoryBefore(c, 7, 0, time.Time{}, 2)
+		want("HistoryBefore(7, 0, none, 2)", h, err, reversed(seven)[:2])
+		h, err = r.HistoryBefore(c, 7, seven[3], time.Time{}, 100)
+		want("HistoryBefore(7, fourth, none, 100)", h, err, reversed(seven[:3]))
+		h, err = r.HistoryBefore(c, 7, seven[0], time.Time{}, 100)
+		want("HistoryBefore(7, first, none, 100)", h, err, nil)
+		// As of a time: the entry at that very microsecond, not one a
+		// nanosecond later; between two entries, the earlier.
+		at := all[seven[4]-1].Time
+		for _, tc := range []struct {
+			until time.Time
+			want  []int64
+		}{
+			{at, []int64{seven[4], seven[3]}},
+			{at.Add(999 * time.Nanosecond), []int64{seven[4], seven[3]}},
+			{at.Add(500 * time.Millisecond), []int64{seven[4], seven[3]}},
+			{at.Add(-time.Nanosecond), []int64{seven[3], seven[2]}},
+			{t0.Add(-time.Nanosecond), nil},
+			{t0.Add(time.Hour), reversed(seven)[:2]},
+		} {
+			h, err = r.HistoryBefore(c, 7, 0, tc.until, 2)
+			want(fmt.Sprintf("HistoryBefore(7, 0, %v, 2)", tc.until), h, err, tc.want)
+		}
+		h, err = r.HistoryBefore(c, 7, seven[4], at, 1)
+		want("HistoryBefore(7, fifth, its time, 1)", h, err, seven[3:4])
+	}
+	check(s)
+	// The same in a transaction, which also reads its own entry.
+	update(t, s, func(tx resolver.Tx) error {
+		check(tx)
+		e := resolver.Entry{Time: t0.Add(time.Minute), Action: resolver.ActionNameWithdraw, Subject: "urn:example:a",
+			RecordID: 7, Actor: "system", Data: []byte(`{}`)}
+		if err := tx.Append(c, &e); err != nil {
+			return err
+		}
+		h, err := tx.HistoryBefore(c, 7, 0, time.Time{}, 1)
+		if err != nil || len(h) != 1 || h[0].Seq != e.Seq {
+			t.Fatalf("HistoryBefore in the transaction that appended %d: %v %v", e.Seq, seqs(h), err)
+		}
+		h, err = tx.History(c, 7, seven[len(seven)-1], 10)
+		if err != nil || len(h) != 1 || h[0].Seq != e.Seq {
+			t.Fatalf("History in the transaction that appended %d: %v %v", e.Seq, seqs(h), err)
+		}
+		return nil
+	})
 }
 
 func testConcurrentAppends(t *testing.T, b Backend) {

@@ -151,11 +151,18 @@ func wantKind(t *testing.T, what string, err error, k resolver.Kind, record ...s
 
 func (e *env) history(name string) []resolver.Entry {
 	e.t.Helper()
-	_, h, err := e.svc.History(ctx(e.t), urn.MustParse(name))
-	if err != nil {
-		e.t.Fatal(err)
+	var all []resolver.Entry
+	for after := int64(0); ; {
+		_, h, err := e.svc.History(ctx(e.t), urn.MustParse(name), after, 2)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		all = append(all, h...)
+		if len(h) < 2 {
+			return all
+		}
+		after = h[len(h)-1].Seq
 	}
-	return h
 }
 
 func testAuthentication(t *testing.T, b Backend) {

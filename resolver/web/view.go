@@ -47,8 +47,12 @@ type nameData struct {
 	Alias   bool // the name asked for is an alias of Record.URN
 	Equiv   bool // the name asked for is another spelling of Record.URN
 	Record  recordView
-	History []entryView
-	Rule    *resolver.Rule // for a name with no record: the delegation it takes
+	History []entryView // the entries shown, oldest first
+	// Older is the link to the page of the entries before those shown,
+	// "" when there are none; Newest the link back to the newest, "" when
+	// they are shown.
+	Older, Newest string
+	Rule          *resolver.Rule // for a name with no record: the delegation it takes
 	// Reserved: the name is an alias a record dropped (resolver.ErrReserved),
 	// answered 404 and never delegated.
 	Reserved bool
@@ -265,10 +269,14 @@ type entryView struct {
 }
 
 // historyView turns history entries into rows, with a summary of the
-// record each entry stored.
-func historyView(h []resolver.Entry) []entryView {
+// record each entry stored; before is the entry before the first (Seq 0:
+// none), which tells how the first reads.
+func historyView(h []resolver.Entry, before resolver.Entry) []entryView {
 	out := make([]entryView, 0, len(h))
 	var prev resolver.Action
+	if before.Action.ChangesRecord() {
+		prev = before.Action
+	}
 	for _, e := range h {
 		full := hex.EncodeToString(e.Hash)
 		short := full
@@ -286,23 +294,6 @@ func historyView(h []resolver.Entry) []entryView {
 		}
 	}
 	return out
-}
-
-// withdrawnAt returns the time of the entry that withdrew the record: the
-// first of the withdrawals at the end of its history (the later ones
-// restated the notice). Zero when the history does not end withdrawn.
-func withdrawnAt(h []resolver.Entry) time.Time {
-	var at time.Time
-	for _, e := range h {
-		switch {
-		case !e.Action.ChangesRecord():
-		case e.Action != resolver.ActionNameWithdraw:
-			at = time.Time{}
-		case at.IsZero():
-			at = e.Time
-		}
-	}
-	return at
 }
 
 func actionText(a resolver.Action) string {

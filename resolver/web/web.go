@@ -24,10 +24,13 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/urn"
 )
 
 //go:embed templates/*.html
@@ -181,7 +184,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusSeeOther)
 			return
 		}
-		h.serveName(w, r, name)
+		var q url.Values
+		if name == rawPath[len("/names/"):] {
+			q, _ = url.ParseQuery(rawQuery) // a query that is no form has no before=
+		}
+		h.serveName(w, r, name, q)
 	case strings.HasPrefix(rawPath, "/static/"):
 		h.serveAsset(w, r, rawPath[len("/static/"):])
 	default:
@@ -234,20 +241,31 @@ func (h *handler) serveHome(w http.ResponseWriter, r *http.Request, rawQuery str
 		h.render(w, r, http.StatusOK, "home", homeData{layout: h.layout("", "Resolve a name")})
 		return
 	}
-	h.serveName(w, r, name)
+	h.serveName(w, r, name, q)
 }
 
-// serveName answers the page of one name.
-func (h *handler) serveName(w http.ResponseWriter, r *http.Request, name string) {
+// serveName answers the page of one name; q is the query of the page
+// beyond the name, whose before= pages back through the history.
+func (h *handler) serveName(w http.ResponseWriter, r *http.Request, name string, q url.Values) {
 	u, perr := parseName(name)
 	if perr != nil {
 		h.render(w, r, http.StatusBadRequest, "malformed", malformedView(h.layout(name, "Not a URN"), name, perr))
 		return
 	}
+	before, ok := beforeParam(q)
+	if !ok {
+		h.problem(w, r, http.StatusBadRequest, "Not a place in the history",
+			"before= is the number of a history entry (as the page's link to older entries gives it), once.")
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.opts.Timeout)
 	defer cancel()
 	d := nameData{layout: h.layout(name, u.AssignedName()), Parts: partsOf(u)}
-	rec, hist, err := h.svc.History(ctx, u)
+	rec, hist, err := h.history(ctx, u, before)
+	var withdrawn time.Time
+	if err == nil && rec.Status == resolver.Withdrawn {
+		withdrawn, err = h.withdrawnAt(ctx, rec.ID)
+	}
 	if err != nil {
 		switch {
 		case resolver.KindOf(err) == resolver.KindNotFound:
@@ -275,11 +293,15 @@ func (h *handler) serveName(w http.ResponseWriter, r *http.Request, name string)
 	}
 	d.Found = true
 	d.Record = recordViewOf(rec)
+	d.Record.WithdrawnAt = withdrawn
 	d.Alias = rec.Key != u.Key()
 	d.Equiv = !d.Alias && u.AssignedName() != rec.URN
-	d.History = historyView(hist)
-	if rec.Status == resolver.Withdrawn {
-		d.Record.WithdrawnAt = withdrawnAt(hist)
+	d.History = historyView(hist.shown, hist.before)
+	if hist.older {
+		d.Older = withQuery(d.Record.PageURL, "before="+strconv.FormatInt(hist.shown[0].Seq, 10))
+	}
+	if before > 0 {
+		d.Newest = d.Record.PageURL
 	}
 	d.Title = rec.URN
 	status := http.StatusOK
@@ -294,6 +316,97 @@ func (h *handler) serveName(w http.ResponseWriter, r *http.Request, name string)
 	}
 	d.Status = status
 	h.render(w, r, status, "name", d)
+}
+
+// pageHistory is how many entries of a record's history its page shows at
+// a time: the newest, and older ones a page back. A record may have
+// changed a hundred thousand times.
+const pageHistory = 50
+
+// historyWindow is the part of a record's history a page shows.
+type historyWindow struct {
+	shown  []resolver.Entry // oldest first
+	before resolver.Entry   // the entry before the first shown (Seq 0: none)
+	older  bool             // whether entries older than shown exist
+}
+
+// history looks the name up and reads the pageHistory entries of its
+// record's history below before (the newest when before is 0), and one
+// more, which tells whether older ones exist and how the first shown
+// reads (a withdrawal after a withdrawal restated the notice).
+func (h *handler) history(ctx context.Context, u urn.URN, before int64) (resolver.Record, historyWindow, error) {
+	rec, err := h.svc.Lookup(ctx, u)
+	if err != nil {
+		return resolver.Record{}, historyWindow{}, err
+	}
+	es, err := h.svc.RecentHistory(ctx, rec.ID, before, time.Time{}, pageHistory+1)
+	if err != nil {
+		return resolver.Record{}, historyWindow{}, err
+	}
+	var w historyWindow
+	if len(es) > pageHistory {
+		w.before, w.older, es = es[pageHistory], true, es[:pageHistory]
+	}
+	slices.Reverse(es)
+	w.shown = es
+	return rec, w, nil
+}
+
+// withdrawnAtScan is how many entries withdrawnAt reads at most, newest
+// first: a notice restated more often than that leaves the time of the
+// withdrawal unsaid rather than making the page read the whole history.
+const withdrawnAtScan = 1000
+
+// withdrawnAt returns the time of the entry that withdrew record id: the
+// first of the withdrawals at the end of its history (the later ones
+// restated the notice). Zero when the history does not end withdrawn, or
+// when the withdrawal is not among its last withdrawnAtScan entries.
+func (h *handler) withdrawnAt(ctx context.Context, id int64) (time.Time, error) {
+	var at time.Time
+	for before, read := int64(0), 0; read < withdrawnAtScan; {
+		es, err := h.svc.RecentHistory(ctx, id, before, time.Time{}, pageHistory)
+		if err != nil {
+			return time.Time{}, err
+		}
+		for _, e := range es {
+			switch {
+			case !e.Action.ChangesRecord():
+			case e.Action != resolver.ActionNameWithdraw:
+				return at, nil
+			default:
+				at = e.Time
+			}
+			before = e.Seq
+		}
+		if len(es) < pageHistory {
+			return at, nil
+		}
+		read += len(es)
+	}
+	return time.Time{}, nil
+}
+
+// beforeParam reads before= of a page's query: absent (0), or once, a
+// positive entry number.
+func beforeParam(q url.Values) (int64, bool) {
+	v, ok := q["before"]
+	if !ok {
+		return 0, true
+	}
+	if len(v) != 1 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v[0], 10, 64)
+	return n, err == nil && n > 0
+}
+
+// withQuery adds a query parameter to a page's URL, which may have a query
+// already (pageURL).
+func withQuery(page, param string) string {
+	if strings.Contains(page, "?") {
+		return page + "&" + param
+	}
+	return page + "?" + param
 }
 
 func truncate(s string, n int) string {

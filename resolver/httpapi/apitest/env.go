@@ -444,11 +444,18 @@ func (s *switchStore) Rules(ctx context.Context) ([]resolver.Rule, error) {
 	return s.Store.Rules(ctx)
 }
 
-func (s *switchStore) History(ctx context.Context, id int64) ([]resolver.Entry, error) {
+func (s *switchStore) History(ctx context.Context, id, after int64, limit int) ([]resolver.Entry, error) {
 	if err := s.err(); err != nil {
 		return nil, err
 	}
-	return s.Store.History(ctx, id)
+	return s.Store.History(ctx, id, after, limit)
+}
+
+func (s *switchStore) HistoryBefore(ctx context.Context, id, before int64, until time.Time, limit int) ([]resolver.Entry, error) {
+	if err := s.err(); err != nil {
+		return nil, err
+	}
+	return s.Store.HistoryBefore(ctx, id, before, until, limit)
 }
 
 func (s *switchStore) Log(ctx context.Context, after int64, limit int) ([]resolver.Entry, error) {

@@ -1,0 +1,121 @@
+package httpapi
+
+// A record's history, a page at a time. A name changed a hundred thousand
+// times (a script in a loop) has as many entries, each holding the whole
+// record: its history is read as the log is, in pages bounded by a count
+// and by bytes of data, and the answer stays a JSON array, with the next
+// page in a Link header (RFC 8288 §3) rather than a member.
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/urikit/urikit/resolver"
+)
+
+// historyChunk is how many entries a page of a record's history reads from
+// the store at a time; a page holds at most logPageBytes bytes of entries'
+// data (but always its first entry), as a page of the log does.
+const historyChunk = logChunk
+
+// nameHistory is GET /api/v1/names/{urn}/history?after=SEQ&limit=N
+// (anyone): the entries of the directory's history about the record the
+// name resolves to, oldest first, with their chain hashes; at most limit
+// of them (DefaultPageSize when absent), from the first with Seq > after.
+// When more remain, Link gives the next page.
+func (h *handler) nameHistory(c *apiCall) (answer, error) {
+	u, err := resolver.ParseName("urn", c.r.PathValue("urn"))
+	if err != nil {
+		return answer{}, err
+	}
+	after, limit, err := historyQuery(c.r.URL.RawQuery)
+	if err != nil {
+		return answer{}, err
+	}
+	ctx, err := c.readContext()
+	if err != nil {
+		return answer{}, err
+	}
+	rec, err := h.svc.Lookup(ctx, u)
+	if err != nil {
+		return answer{}, err
+	}
+	page, more, err := historyPage(ctx, h.svc, rec.ID, after, limit)
+	if err != nil {
+		return answer{}, err
+	}
+	if more {
+		c.rw.Header().Set("Link", "<"+historyTarget(rec.URN, page[len(page)-1].Seq, limit)+`>; rel="next"`)
+	}
+	return answer{status: http.StatusOK, body: nonNil(page)}, nil
+}
+
+// historyTarget is the request target of a page of a record's history.
+func historyTarget(name string, after int64, limit int) string {
+	return "/api/v1/names/" + segment(name) + "/history?after=" + strconv.FormatInt(after, 10) + "&limit=" + strconv.Itoa(limit)
+}
+
+// historyQuery parses the query of GET …/history: after= and limit=, each
+// at most once (a second value would leave unclear which page was meant),
+// as the log's listing reads them. Other parameters are ignored, as
+// elsewhere in the API.
+func historyQuery(rawQuery string) (after int64, limit int, err error) {
+	q, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return 0, 0, newProblem(http.StatusBadRequest, ptInvalid, "the query is not well-formed: "+err.Error()).at("query", -1)
+	}
+	for _, name := range []string{"after", "limit"} {
+		if v := q[name]; len(v) > 1 {
+			return 0, 0, newProblem(http.StatusBadRequest, ptInvalid,
+				name+" is given "+strconv.Itoa(len(v))+" times ("+strconv.Quote(truncate(strings.Join(v, "&"), 32))+"): give it once").at(name, -1)
+		}
+	}
+	limit = DefaultPageSize
+	if v, ok := q["limit"]; ok {
+		n, err := strconv.Atoi(v[0])
+		if err != nil || n < 1 || n > MaxPageSize {
+			return 0, 0, newProblem(http.StatusBadRequest, ptInvalid,
+				"limit must be an integer from 1 to "+strconv.Itoa(MaxPageSize)+", not "+strconv.Quote(truncate(v[0], 32))).at("limit", -1)
+		}
+		limit = n
+	}
+	if v, ok := q["after"]; ok {
+		n, err := strconv.ParseInt(v[0], 10, 64)
+		if err != nil || n < 0 {
+			return 0, 0, newProblem(http.StatusBadRequest, ptInvalid,
+				"after must be the seq of the last entry of a previous page (a non-negative integer), not "+strconv.Quote(truncate(v[0], 32))).at("after", -1)
+		}
+		after = n
+	}
+	return after, limit, nil
+}
+
+// historyPage reads a page of record id's history: up to limit entries
+// with Seq > after, fewer when their data would take the page past
+// logPageBytes (the first entry is always in it, so that a reader gets on),
+// and whether any entry remains after the page. It reads one entry past
+// the page to know, rather than promising a next page that is empty.
+func historyPage(ctx context.Context, svc *resolver.Service, id, after int64, limit int) (page []resolver.Entry, more bool, err error) {
+	size := 0
+	for {
+		// One more than the page may still take: it tells whether
+		// entries remain.
+		want := min(historyChunk, limit-len(page)) + 1
+		es, err := svc.RecordHistory(ctx, id, after, want)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, e := range es {
+			if len(page) == limit || len(page) > 0 && size+len(e.Data) > logPageBytes {
+				return page, true, nil
+			}
+			page, size, after = append(page, e), size+len(e.Data), e.Seq
+		}
+		if len(es) < want {
+			return page, false, nil
+		}
+	}
+}

@@ -1,0 +1,47 @@
+package sqlite
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestHistoryPlans: a page of a record's history is a range of the
+// history_record index (record_id, seq), forwards or backwards, in the
+// index's order: no scan of the history, no sort. A record changed a
+// hundred thousand times is read a page at a time.
+func TestHistoryPlans(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for name, tc := range map[string]struct {
+		q    query
+		args []any
+	}{
+		"qHistory":       {qHistory, []any{7, 0, 10}},
+		"qHistoryBefore": {qHistoryBefore, []any{7, 100, 1 << 62, 10}},
+	} {
+		rows, err := st.rdb.QueryContext(ctx, "EXPLAIN QUERY PLAN "+sqlText[tc.q], tc.args...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		all := strings.Join(plan, "\n")
+		if !strings.Contains(all, "USING INDEX history_record (record_id=? AND seq") || strings.Contains(all, "TEMP B-TREE") {
+			t.Errorf("%s does not read a range of history_record in its order:\n%s", name, all)
+		}
+		t.Logf("%s:\n  %s", name, strings.Join(plan, "\n  "))
+	}
+}
