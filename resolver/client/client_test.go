@@ -248,3 +248,53 @@ func TestErrorSaysFieldOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryFollowsLinks: History reads a history page after page, taking
+// the cursor from the Link with rel="next" however the field is written
+// (several link-values, a comma in a target, a rel listing several
+// relations), and stops, saying why, on a link that would go round.
+func TestHistoryFollowsLinks(t *testing.T) {
+	pages := map[string]struct{ body, link string }{
+		"":        {`[{"seq":1},{"seq":3}]`, `<https://elsewhere.example/a,b>; rel="prev", </api/v1/names/urn:example:a,b/history?after=3&limit=2>; rel="next"`},
+		"after=3": {`[{"seq":4},{"seq":9}]`, `</api/v1/names/urn:example:a,b/history?after=9&limit=2>; title="x, y"; rel="last NEXT"`},
+		"after=9": {`[{"seq":10}]`, ``},
+		// A server whose link does not move on.
+		"loop": {`[{"seq":5}]`, `</api/v1/names/urn:example:loop/history?after=0&limit=2>; rel="next"`},
+		"bad":  {`[{"seq":5}]`, `</api/v1/names/urn:example:bad/history?limit=2>; rel="next"`},
+	}
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = append(asked, r.URL.RawQuery)
+		key := r.URL.RawQuery
+		if strings.HasSuffix(r.URL.Path, ":loop/history") {
+			key = "loop"
+		} else if strings.HasSuffix(r.URL.Path, ":bad/history") {
+			key = "bad"
+		}
+		p, ok := pages[key]
+		if !ok {
+			http.Error(w, "no such page", http.StatusTeapot)
+			return
+		}
+		if p.link != "" {
+			w.Header().Set("Link", p.link)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, p.body)
+	}))
+	defer srv.Close()
+	c := client.New(srv.URL, "")
+	h, err := c.History(context.Background(), "urn:example:a,b")
+	var seqs []int64
+	for _, e := range h {
+		seqs = append(seqs, e.Seq)
+	}
+	if err != nil || !slices.Equal(seqs, []int64{1, 3, 4, 9, 10}) || !slices.Equal(asked, []string{"", "after=3", "after=9"}) {
+		t.Fatalf("History: %v %v, asked %q", seqs, err, asked)
+	}
+	for _, name := range []string{"urn:example:loop", "urn:example:bad"} {
+		if _, err := c.History(context.Background(), name); !errors.Is(err, client.ErrNotAPI) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

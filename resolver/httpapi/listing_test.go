@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/urikit/urikit/resolver"
@@ -127,13 +129,15 @@ func TestListDuplicates(t *testing.T) {
 	}
 }
 
-// FuzzListingQuery: whatever the query of the two listings, the answer is
-// a page (200) or a problem naming the bad parameter (400), never a 500,
-// and a page never holds more than the limit asked for.
+// FuzzListingQuery: whatever the query of the listings and of a record's
+// history, the answer is a page (200) or a problem naming the bad
+// parameter (400), never a 500, and a page never holds more than there
+// is; a history's next link names the record, a cursor and a limit.
 func FuzzListingQuery(f *testing.F) {
 	for _, q := range []string{"", "limit=1", "after=3&limit=2", "after=http://example.org/x", "limit=0", "after=-1",
 		"limit=99999999999999999999", "after=%zz", "after=1&after=2", "limit=1%00", ";", "&&&", "after=urn%3Aexample",
-		"withdrawn=true", "withdrawn=false&limit=2", "withdrawn=1", "withdrawn=true&withdrawn=false", "withdrawn"} {
+		"withdrawn=true", "withdrawn=false&limit=2", "withdrawn=1", "withdrawn=true&withdrawn=false", "withdrawn",
+		"limit=2&limit=2", "after=&limit=1", "limit=", "after=0&limit=1", "after=5&limit=1&x=after"} {
 		f.Add(q)
 	}
 	st := memstore.New()
@@ -152,21 +156,36 @@ func FuzzListingQuery(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
+	for i := range 3 { // a history of four entries
+		in := resolver.RecordInput{Locations: []resolver.Location{{URL: fmt.Sprintf("http://example.org/v%d", i)}}}
+		if _, _, err := svc.Put(context.Background(), p, "urn:example:0", in); err != nil {
+			f.Fatal(err)
+		}
+	}
+	next := regexp.MustCompile(`^</api/v1/names/urn:example:0/history\?after=[1-9][0-9]*&limit=[1-9][0-9]*>; rel="next"$`)
 	head, err := st.Head(context.Background())
 	if err != nil {
 		f.Fatal(err)
 	}
 	h := httpapi.New(svc, httpapi.Options{})
 	f.Fuzz(func(t *testing.T, q string) {
-		for _, path := range []string{"/api/v1/names", "/api/v1/duplicates", "/api/v1/log"} {
+		for _, path := range []string{"/api/v1/names", "/api/v1/duplicates", "/api/v1/log", "/api/v1/names/urn:example:0/history"} {
 			req := httptest.NewRequest("GET", "http://resolver.test/", nil)
 			req.URL.Path, req.URL.RawQuery = path, q
 			req.RequestURI = path + "?" + q
 			req.Header.Set("Authorization", "Bearer "+apitest.AdminToken)
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)
-			switch rec.Code {
-			case 200:
+			switch {
+			case rec.Code == 200 && strings.HasSuffix(path, "/history"):
+				var page []json.RawMessage
+				if err := json.Unmarshal(rec.Body.Bytes(), &page); err != nil || len(page) > 4 {
+					t.Fatalf("%s?%q: 200 with %s", path, q, rec.Body)
+				}
+				if l := rec.Header().Values("Link"); len(l) > 1 || len(l) == 1 && !next.MatchString(l[0]) {
+					t.Fatalf("%s?%q: Link %q", path, q, l)
+				}
+			case rec.Code == 200:
 				var page map[string]json.RawMessage
 				if err := json.Unmarshal(rec.Body.Bytes(), &page); err != nil {
 					t.Fatalf("%s?%q: 200 with %s", path, q, rec.Body)
@@ -182,7 +201,7 @@ func FuzzListingQuery(f *testing.F) {
 				if err := json.Unmarshal(page[key], &items); err != nil || len(items) > most {
 					t.Fatalf("%s?%q: %s", path, q, rec.Body)
 				}
-			case 400, 414:
+			case rec.Code == 400 || rec.Code == 414:
 				if ct := rec.Header().Get("Content-Type"); ct != "application/problem+json" {
 					t.Fatalf("%s?%q: %d as %s", path, q, rec.Code, ct)
 				}

@@ -2,6 +2,7 @@ package apitest
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,6 +64,10 @@ func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
 		{"WithdrawAndHistory", testWithdrawAndHistory},
 		{"PublicLog", testPublicLog},
 		{"LogPageBytes", testLogPageBytes},
+		{"HistoryPages", testHistoryPages},
+		{"HistoryPageBytes", testHistoryPageBytes},
+		{"HistoryQuery", testHistoryQuery},
+		{"URCsBounded", testURCsBounded},
 		{"PrivateLog", testPrivateLog},
 		{"WithdrawSuccessorItself", testWithdrawSuccessorItself},
 		{"Conditional", testConditional},
@@ -1992,6 +1998,281 @@ func testLogPageBytes(t *testing.T, ns func(*testing.T) resolver.Store) {
 	}
 	if pages < 2 || total < rounds {
 		t.Fatalf("%d entries in %d pages", total, pages)
+	}
+}
+
+// historyEntry is an entry of GET /api/v1/names/{urn}/history as a test
+// reads it.
+type historyEntry struct {
+	Seq  int64           `json:"seq"`
+	Data json.RawMessage `json:"data"`
+	Hash []byte          `json:"hash"`
+}
+
+// nextLink returns the target of the Link with rel="next" of a page of a
+// history ("" when there is none), checking that there is at most one.
+func nextLink(t *testing.T, r *Resp) string {
+	t.Helper()
+	links := r.Header.Values("Link")
+	switch {
+	case len(links) == 0:
+		return ""
+	case len(links) > 1:
+		t.Fatalf("%d Link fields: %q", len(links), links)
+	}
+	m := regexp.MustCompile(`^<([^>]*)>; rel="next"$`).FindStringSubmatch(links[0])
+	if m == nil {
+		t.Fatalf("Link %q is not a next link", links[0])
+	}
+	return m[1]
+}
+
+// walkHistory reads a history from target, following each next link to
+// the end, and returns the entries and the pages' sizes.
+func walkHistory(t *testing.T, e *Env, target string) (all []historyEntry, pages []int) {
+	t.Helper()
+	for target != "" {
+		if len(pages) > 1000 {
+			t.Fatalf("more than 1000 pages")
+		}
+		r := e.Do("GET", target, "").Want(t, 200)
+		var page []historyEntry
+		r.JSON(t, &page)
+		if !strings.HasPrefix(r.Body, "[") {
+			t.Fatalf("%s: not an array: %.200s", target, r.Body)
+		}
+		all, pages = append(all, page...), append(pages, len(page))
+		target = nextLink(t, r)
+	}
+	return all, pages
+}
+
+// testHistoryPages: a record's history comes a page at a time, still a
+// JSON array, the next page in a Link header (RFC 8288); following the
+// links to the end gives the whole history, each entry once, in order,
+// and a page is followed by a link only when entries remain.
+func testHistoryPages(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	// Twelve changes to one record, with changes to another in between,
+	// so that its entries' numbers are not consecutive.
+	const changes = 12
+	for i := range changes {
+		f.Put(f.books, "urn:example:paged", loc(fmt.Sprintf("https://example.org/p/%d", i))).Want(t, map[bool]int{true: 201, false: 200}[i == 0])
+		f.Put(f.books, "urn:example:other", loc(fmt.Sprintf("https://example.org/o/%d", i))).Want(t, map[bool]int{true: 201, false: 200}[i == 0])
+	}
+	f.Put(f.books, "urn:example:paged", `{"locations":[{"url":"https://example.org/p/last"}],"aliases":["urn:example:paged-alias"]}`).Want(t, 200)
+	whole, pages := walkHistory(t, f.Env, "/api/v1/names/urn:example:paged/history")
+	if len(whole) != changes+1 || len(pages) != 1 {
+		t.Fatalf("the whole history: %d entries in pages %v, want %d in one", len(whole), pages, changes+1)
+	}
+	for i, e := range whole {
+		if i > 0 && e.Seq <= whole[i-1].Seq {
+			t.Fatalf("entry %d after %d", e.Seq, whole[i-1].Seq)
+		}
+	}
+	for _, tc := range []struct {
+		target string
+		pages  []int
+	}{
+		{"/api/v1/names/urn:example:paged/history?limit=5", []int{5, 5, 3}},
+		{"/api/v1/names/urn:example:paged/history?limit=1", slices.Repeat([]int{1}, changes+1)},
+		// A page that ends with the history has no link, even when full.
+		{"/api/v1/names/urn:example:paged/history?limit=13", []int{13}},
+		{"/api/v1/names/urn:example:paged/history?limit=10000", []int{13}},
+		// By an alias, or another spelling: the same record.
+		{"/api/v1/names/urn:example:paged-alias/history?limit=7", []int{7, 6}},
+		{"/api/v1/names/URN:EXAMPLE:paged/history?limit=4", []int{4, 4, 4, 1}},
+		// From a cursor.
+		{"/api/v1/names/urn:example:paged/history?after=" + strconv.FormatInt(whole[9].Seq, 10), []int{3}},
+		{"/api/v1/names/urn:example:paged/history?limit=2&after=" + strconv.FormatInt(whole[8].Seq, 10), []int{2, 2}},
+	} {
+		got, pages := walkHistory(t, f.Env, tc.target)
+		if !slices.Equal(pages, tc.pages) {
+			t.Errorf("%s: pages of %v, want %v", tc.target, pages, tc.pages)
+		}
+		want := whole[len(whole)-len(got):]
+		for i := range got {
+			if got[i].Seq != want[i].Seq || !bytes.Equal(got[i].Hash, want[i].Hash) || string(got[i].Data) != string(want[i].Data) {
+				t.Fatalf("%s: entry %d is %d, want %d", tc.target, i, got[i].Seq, want[i].Seq)
+			}
+		}
+		if len(got) != sum(tc.pages) {
+			t.Fatalf("%s: %d entries", tc.target, len(got))
+		}
+	}
+	// The link names the record by its name, the cursor and the limit.
+	r := f.Do("GET", "/api/v1/names/urn:example:paged-alias/history?limit=5", "").Want(t, 200)
+	wantHeader(t, r, "Link", "</api/v1/names/urn:example:paged/history?after="+strconv.FormatInt(whole[4].Seq, 10)+`&limit=5>; rel="next"`)
+	// Past the end: an empty array, no link.
+	r = f.Do("GET", "/api/v1/names/urn:example:paged/history?after="+strconv.FormatInt(whole[changes].Seq, 10), "").Want(t, 200)
+	if r.Body != "[]\n" && r.Body != "[]" || nextLink(t, r) != "" {
+		t.Fatalf("past the end: %q, Link %q", r.Body, r.Header.Get("Link"))
+	}
+	f.Do("GET", "/api/v1/names/urn:example:none/history?limit=5", "").Want(t, 404).Problem(t)
+	// A name with "/" and "%" in it: the link keeps it one path segment.
+	name := "urn:example:a/b%2Fc"
+	for i := range 3 {
+		f.Put(f.books, name, loc(fmt.Sprintf("https://example.org/s/%d", i))).Want(t, map[bool]int{true: 201, false: 200}[i == 0])
+	}
+	if got, pages := walkHistory(t, f.Env, "/api/v1/names/"+Segment(name)+"/history?limit=2"); len(got) != 3 || !slices.Equal(pages, []int{2, 1}) {
+		t.Fatalf("%s: %d entries in pages %v", name, len(got), pages)
+	}
+	// The Go client follows the links to the end.
+	h, err := client.New(f.URL, "").History(context.Background(), "urn:example:paged")
+	if err != nil || len(h) != changes+1 || h[changes].Seq != whole[changes].Seq {
+		t.Fatalf("client.History: %d entries, %v", len(h), err)
+	}
+	p, err := client.New(f.URL, "").HistoryPage(context.Background(), "urn:example:paged-alias", 0, 5)
+	if err != nil || len(p.Entries) != 5 || p.Next == nil || *p.Next != whole[4].Seq {
+		t.Fatalf("client.HistoryPage: %d entries, next %v, %v", len(p.Entries), p.Next, err)
+	}
+}
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
+
+// testHistoryPageBytes: a page of a record's history holds at most 4 MiB
+// of entries' data, as a page of the log does, whatever limit asks for: a
+// maintainer's large record changed many times must not make one
+// anonymous request cost gigabytes. The links still lead to every entry.
+func testHistoryPageBytes(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	// A record of about 200 KB: 64 locations of 2 KiB URLs and 1 KiB labels.
+	body := func(round int) string {
+		var b strings.Builder
+		b.WriteString(`{"locations":[`)
+		for i := range 64 {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"url":"https://example.org/%d/%d/%s","label":%q}`, round, i, strings.Repeat("p", 2000), strings.Repeat("l", 1000))
+		}
+		b.WriteString(`]}`)
+		return b.String()
+	}
+	const rounds = 30
+	for round := range rounds {
+		f.Put(f.books, "urn:example:big", body(round)).Want(t, 200+map[bool]int{true: 1}[round == 0])
+	}
+	target, total, pages := "/api/v1/names/urn:example:big/history?limit=10000", 0, 0
+	var last int64
+	for target != "" {
+		r := f.Do("GET", target, "").Want(t, 200)
+		var page []historyEntry
+		r.JSON(t, &page)
+		size := 0
+		for _, e := range page {
+			size += len(e.Data)
+			if e.Seq <= last {
+				t.Fatalf("entry %d after %d", e.Seq, last)
+			}
+			last = e.Seq
+		}
+		if size > 4<<20 || len(page) == 0 {
+			t.Fatalf("a page of %d entries holds %d bytes of data", len(page), size)
+		}
+		total += len(page)
+		pages++
+		target = nextLink(t, r)
+		if target != "" && !strings.HasSuffix(target, "&limit=10000") {
+			t.Fatalf("the next page does not keep the limit: %s", target)
+		}
+	}
+	if pages < 2 || total != rounds {
+		t.Fatalf("%d entries in %d pages, want %d in two or more", total, pages, rounds)
+	}
+	// The Go client follows the links to the end.
+	h, err := client.New(f.URL, "").History(context.Background(), "urn:example:big")
+	if err != nil || len(h) != rounds || h[rounds-1].Seq != last {
+		t.Fatalf("client.History: %d entries, %v", len(h), err)
+	}
+	// I2Cs holds as many bytes of descriptions at most, the newest first,
+	// and says where the others are.
+	r := f.Do("GET", "/uri-res/I2Cs?urn:example:big", "").Want(t, 200)
+	var vs []json.RawMessage
+	r.JSON(t, &vs)
+	if len(r.Body) > 4<<20+64<<10 || len(vs) == 0 || len(vs) == rounds || !strings.Contains(string(vs[0]), "https://example.org/29/0/") {
+		t.Fatalf("I2Cs: %d descriptions in %d bytes", len(vs), len(r.Body))
+	}
+	wantHeader(t, r, "Link", `</api/v1/names/urn:example:big/history>; rel="version-history"`)
+}
+
+// testHistoryQuery: after= and limit= of a history are checked as the
+// log's are, and each may be given once: anything else is a 400 problem
+// naming the parameter, never a page of something else.
+func testHistoryQuery(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	base := "/api/v1/names/" + lotr + "/history?"
+	for q, field := range map[string]string{
+		"after=-1": "after", "after=x": "after", "after=": "after", "after=1.5": "after", "after=99999999999999999999": "after",
+		"limit=0": "limit", "limit=10001": "limit", "limit=x": "limit", "limit=": "limit", "limit=-1": "limit",
+		"after=1&after=2": "after", "after=1&after=1": "after", "limit=2&limit=3": "limit", "limit=5&after=0&limit=5": "limit",
+		"limit=%zz": "query", "after=%": "query",
+	} {
+		p := f.Do("GET", base+q, "").Want(t, 400).Problem(t)
+		if p.Field != field || !strings.Contains(p.Detail, field) {
+			t.Errorf("?%s: %+v, want one naming %s", q, p, field)
+		}
+	}
+	// Well-formed: a page, the other parameters ignored as elsewhere.
+	for _, q := range []string{"", "limit=1", "limit=10000", "after=0", "after=0&limit=3", "x=1", "after=999999"} {
+		f.Do("GET", base+q, "").Want(t, 200)
+	}
+}
+
+// testURCsBounded: I2Cs answers the newest 100 descriptions of a record
+// (up to an as-of time, those before it), and points to the whole history
+// with a version-history link (RFC 5829) when it left older ones out.
+func testURCsBounded(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	const changes = 104
+	var times []time.Time
+	for i := range changes {
+		f.Put(f.books, "urn:example:often", loc(fmt.Sprintf("https://example.org/v/%d", i))).Want(t, map[bool]int{true: 201, false: 200}[i == 0])
+		times = append(times, f.Clock.Now())
+		f.Clock.Advance(time.Second)
+	}
+	type version struct {
+		Seq    int64 `json:"seq"`
+		Record struct {
+			Locations []struct {
+				URL string `json:"url"`
+			} `json:"locations"`
+		} `json:"record"`
+	}
+	check := func(target string, newest, n int, link bool, headers ...string) {
+		t.Helper()
+		r := f.Do("GET", target, "", headers...).Want(t, 200)
+		var vs []version
+		r.JSON(t, &vs)
+		if len(vs) != n {
+			t.Fatalf("%s: %d versions, want %d", target, len(vs), n)
+		}
+		for i, v := range vs {
+			if want := fmt.Sprintf("https://example.org/v/%d", newest-i); v.Record.Locations[0].URL != want {
+				t.Fatalf("%s: version %d is %s, want %s", target, i, v.Record.Locations[0].URL, want)
+			}
+		}
+		if got := r.Header.Get("Link"); link != (got != "") {
+			t.Fatalf("%s: Link %q", target, got)
+		} else if link {
+			wantHeader(t, r, "Link", `</api/v1/names/urn:example:often/history>; rel="version-history"`)
+		}
+	}
+	check("/uri-res/I2Cs?urn:example:often", changes-1, 100, true)
+	// As of the 101st version: the 100 before and with it, none left out
+	// but the first.
+	check("/uri-res/I2Cs?urn:example:often", 100, 100, true, "Accept-Datetime", times[100].Format(http.TimeFormat))
+	check("/uri-res/I2Cs?urn:example:often", 99, 100, false, "Accept-Datetime", times[99].Format(http.TimeFormat))
+	check("/uri-res/I2Cs?urn:example:often", 5, 6, false, "Accept-Datetime", times[5].Format(http.TimeFormat))
+	r := f.Do("GET", "/uri-res/I2Cs?urn:example:often", "", "Accept", "text/html").Want(t, 200)
+	if !strings.Contains(r.Body, `<A HREF="/api/v1/names/urn:example:often/history">record's history</A>`) {
+		t.Fatalf("the page of the descriptions does not say where the others are: %.300s", r.Body[len(r.Body)-400:])
 	}
 }
 
