@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +20,8 @@ import (
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/urikit/urikit/resolver"
 )
 
 // chromiumPath finds a Chromium binary: URIKIT_CHROMIUM, else Debian's
@@ -247,6 +250,48 @@ func TestBrowserReadingWithoutScript(t *testing.T) {
 	}
 	screenshot(t, ctx, "not-registered")
 	accessible(t, ctx, "not-registered")
+
+	// A name changed more often than its page shows: the newest entries,
+	// a link to the older ones and back, without a script.
+	m, err := fx.svc.Authenticate(context.Background(), fx.token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range pageHistory + 5 {
+		in := resolver.RecordInput{Locations: []resolver.Location{{URL: fmt.Sprintf("https://example.org/v%d", i)}}}
+		if _, _, err := fx.svc.Put(context.Background(), m, "urn:example:often", in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := "document.querySelectorAll('table.history tbody tr').length"
+	firstSeq := "document.querySelector('table.history tbody tr td.num').textContent"
+	if st := load(t, ctx, "long history", chromedp.Navigate(srv.URL+"/names/urn:example:often")); st != 200 {
+		t.Fatalf("long history: %d", st)
+	}
+	if n := eval[int](t, ctx, rows); n != pageHistory {
+		t.Errorf("%d history rows, want %d", n, pageHistory)
+	}
+	newestFirst := eval[string](t, ctx, firstSeq)
+	screenshot(t, ctx, "long-history", "section[aria-labelledby=hist-h]")
+	accessible(t, ctx, "long-history")
+	if st := load(t, ctx, "older entries", chromedp.Click(chromedp.CSS(`p.pages a`))); st != 200 {
+		t.Fatalf("older entries: %d", st)
+	}
+	if loc := eval[string](t, ctx, "location.pathname + location.search"); loc != "/names/urn:example:often?before="+newestFirst {
+		t.Errorf("older entries at %q", loc)
+	}
+	if n := eval[int](t, ctx, rows); n != 5 || textOf(t, ctx, "table.history tbody tr strong") != "registered" {
+		t.Errorf("older page: %d rows, the first %q", n, textOf(t, ctx, "table.history tbody tr strong"))
+	}
+	if s := textOf(t, ctx, "p.pages"); s != "Newest entries" {
+		t.Errorf("older page's links %q", s)
+	}
+	if st := load(t, ctx, "newest entries", chromedp.Click(chromedp.CSS(`p.pages a`))); st != 200 {
+		t.Fatalf("newest entries: %d", st)
+	}
+	if n, first := eval[int](t, ctx, rows), eval[string](t, ctx, firstSeq); n != pageHistory || first != newestFirst {
+		t.Errorf("back to the newest: %d rows from %s", n, first)
+	}
 
 	// On a phone's width nothing runs off the side of a name's page.
 	step(t, ctx, "phone width", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)))

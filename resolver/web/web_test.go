@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -519,5 +520,96 @@ func TestLinksByScheme(t *testing.T) {
 	wantIn(t, body, `<a rel="successor-version" href="ftp://archive.example.org/moved"><code>ftp://archive.example.org/moved</code></a>`)
 	if strings.Contains(body, "#ZgotmplZ") {
 		t.Error("a link blanked by html/template")
+	}
+}
+
+// TestNamePageLongHistory: the page of a name changed many times shows the
+// newest pageHistory entries of its history, oldest first, with a link to
+// the older ones, which link back to the newest; the time of the
+// withdrawal and the restated notices read as with a short history.
+func TestNamePageLongHistory(t *testing.T) {
+	srv, fx := server(t)
+	ctx := context.Background()
+	m, err := fx.svc.Authenticate(ctx, fx.token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const name = "urn:example:often"
+	for i := range 20 {
+		in := resolver.RecordInput{Locations: []resolver.Location{{URL: fmt.Sprintf("https://example.org/v%d", i)}}}
+		if _, _, err := fx.svc.Put(ctx, m, name, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	withdrawn, err := fx.svc.Withdraw(ctx, m, name, "gone", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The notice restated more often than a page shows: the withdrawal
+	// itself is on the older page.
+	for i := range pageHistory + 10 {
+		if _, err := fx.svc.Withdraw(ctx, m, name, fmt.Sprintf("gone, take %d", i), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rowRE := regexp.MustCompile(`<tr><td class="num">(\d+)</td>.*?<strong>([a-z ]+)</strong>`)
+	rows := func(body string) [][]string {
+		hist := body[strings.Index(body, `id="hist-h"`):]
+		hist = hist[:strings.Index(hist, "</table>")]
+		return rowRE.FindAllStringSubmatch(hist, -1)
+	}
+	hrefRE := func(label string) *regexp.Regexp {
+		return regexp.MustCompile(`<a href="([^"]+)">` + label + `</a>`)
+	}
+	resp, body := get(t, srv, "/names/"+name)
+	if resp.StatusCode != http.StatusGone {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	newest := rows(body)
+	if len(newest) != pageHistory {
+		t.Fatalf("%d rows, want %d", len(newest), pageHistory)
+	}
+	for _, r := range newest {
+		if r[2] != "withdrawal notice restated" {
+			t.Fatalf("row %q: every one of the newest restates the notice", r[1:])
+		}
+	}
+	wantIn(t, body, `Withdrawn <time datetime="`+withdrawn.Updated.UTC().Format(time.RFC3339))
+	if hrefRE("Newest entries").MatchString(body) {
+		t.Errorf("the newest page links to the newest")
+	}
+	older := hrefRE("Older entries").FindStringSubmatch(body)
+	if older == nil || older[1] != "/names/"+name+"?before="+newest[0][1] {
+		t.Fatalf("older link %q", older)
+	}
+	resp, body = get(t, srv, html.UnescapeString(older[1]))
+	if resp.StatusCode != http.StatusGone {
+		t.Fatalf("older page: status %d", resp.StatusCode)
+	}
+	rest := rows(body)
+	// 20 changes (the first registered it), the withdrawal and the ten
+	// restatements before the newest page.
+	if len(rest) != 31 || rest[0][2] != "registered" || rest[20][2] != "withdrawn" || rest[21][2] != "withdrawal notice restated" {
+		t.Fatalf("older page: %d rows %q", len(rest), rest)
+	}
+	last, _ := strconv.Atoi(rest[len(rest)-1][1])
+	if first, _ := strconv.Atoi(newest[0][1]); last >= first {
+		t.Fatalf("the older page ends at %d, the newest starts at %d", last, first)
+	}
+	if hrefRE("Older entries").MatchString(body) {
+		t.Errorf("the oldest page links to older entries")
+	}
+	if l := hrefRE("Newest entries").FindStringSubmatch(body); l == nil || l[1] != "/names/"+name {
+		t.Errorf("newest link %q", l)
+	}
+	wantIn(t, body, `Withdrawn <time datetime="`+withdrawn.Updated.UTC().Format(time.RFC3339))
+	// The search form's query takes before= too; a bad one is 400.
+	if _, body := get(t, srv, "/?urn="+name+"&before="+newest[0][1]); len(rows(body)) != 31 {
+		t.Errorf("/?urn=…&before=: %d rows", len(rows(body)))
+	}
+	for _, q := range []string{"before=0", "before=x", "before=-3", "before=1&before=2", "before="} {
+		if resp, _ := get(t, srv, "/names/"+name+"?"+q); resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("?%s: status %d", q, resp.StatusCode)
+		}
 	}
 }
