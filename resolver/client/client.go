@@ -448,18 +448,19 @@ func (c *Client) History(ctx context.Context, name string) ([]HistoryEntry, erro
 // path and takes only the cursor, so that a server behind a proxy that
 // adds a path prefix is still followed.
 func nextCursor(h http.Header) (after int64, ok bool, err error) {
-	for _, target := range linkTargets(h.Values("Link"), "next") {
-		u, err := url.Parse(target)
-		if err != nil {
-			return 0, false, fmt.Errorf("the Link to the next page, %q, is not a URI reference: %v", target, err)
-		}
-		n, err := strconv.ParseInt(u.Query().Get("after"), 10, 64)
-		if err != nil {
-			return 0, false, fmt.Errorf("the Link to the next page, %q, has no after= cursor", target)
-		}
-		return n, true, nil
+	targets := linkTargets(h.Values("Link"), "next")
+	if len(targets) == 0 {
+		return 0, false, nil
 	}
-	return 0, false, nil
+	u, err := url.Parse(targets[0])
+	if err != nil {
+		return 0, false, fmt.Errorf("the Link to the next page, %q, is not a URI reference: %v", targets[0], err)
+	}
+	n, err := strconv.ParseInt(u.Query().Get("after"), 10, 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("the Link to the next page, %q, has no after= cursor", targets[0])
+	}
+	return n, true, nil
 }
 
 // linkTargets returns the targets of the link-values of Link header

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/urikit/urikit/resolver"
 )
@@ -70,7 +69,7 @@ func historyQuery(rawQuery string) (after int64, limit int, err error) {
 	for _, name := range []string{"after", "limit"} {
 		if v := q[name]; len(v) > 1 {
 			return 0, 0, newProblem(http.StatusBadRequest, ptInvalid,
-				name+" is given "+strconv.Itoa(len(v))+" times ("+strconv.Quote(truncate(strings.Join(v, "&"), 32))+"): give it once").at(name, -1)
+				name+" is given "+strconv.Itoa(len(v))+" times: give it once").at(name, -1)
 		}
 	}
 	limit = DefaultPageSize
