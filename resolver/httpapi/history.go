@@ -66,11 +66,8 @@ func historyQuery(rawQuery string) (after int64, limit int, err error) {
 	if err != nil {
 		return 0, 0, newProblem(http.StatusBadRequest, ptInvalid, "the query is not well-formed: "+err.Error()).at("query", -1)
 	}
-	for _, name := range []string{"after", "limit"} {
-		if v := q[name]; len(v) > 1 {
-			return 0, 0, newProblem(http.StatusBadRequest, ptInvalid,
-				name+" is given "+strconv.Itoa(len(v))+" times: give it once").at(name, -1)
-		}
+	if err := onceEach(q, "after", "limit"); err != nil {
+		return 0, 0, err
 	}
 	limit = DefaultPageSize
 	if v, ok := q["limit"]; ok {

@@ -71,6 +71,9 @@ func (c *apiCall) pageQuery() (q url.Values, limit int, err error) {
 	if err != nil {
 		return nil, 0, newProblem(http.StatusBadRequest, ptInvalid, "the query is not well-formed: "+err.Error()).at("query", -1)
 	}
+	if err := onceEach(q, "after", "limit"); err != nil {
+		return nil, 0, err
+	}
 	limit = DefaultPageSize
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -81,6 +84,18 @@ func (c *apiCall) pageQuery() (q url.Values, limit int, err error) {
 		limit = n
 	}
 	return q, limit, nil
+}
+
+// onceEach refuses a query that gives one of the parameters names more
+// than once: a second value would leave unclear which page was meant.
+func onceEach(q url.Values, names ...string) error {
+	for _, name := range names {
+		if v := q[name]; len(v) > 1 {
+			return newProblem(http.StatusBadRequest, ptInvalid,
+				name+" is given "+strconv.Itoa(len(v))+" times: give it once").at(name, -1)
+		}
+	}
+	return nil
 }
 
 // afterSeq reads the cursor after= of a listing by number (0 when

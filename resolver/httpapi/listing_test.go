@@ -39,7 +39,7 @@ func TestListNames(t *testing.T) {
 
 	e.Do("GET", "/api/v1/names", "").Want(t, 401).Problem(t)
 	e.Do("GET", "/api/v1/names", "", "Authorization", "Bearer "+tok).Want(t, 403).Problem(t)
-	for _, q := range []string{"limit=0", "limit=10001", "limit=x", "after=-1", "after=z", "after=%zz"} {
+	for _, q := range []string{"limit=0", "limit=10001", "limit=x", "after=-1", "after=z", "after=%zz", "limit=1&limit=2", "after=1&after=1"} {
 		e.Do("GET", "/api/v1/names?"+q, "", admin...).Want(t, 400).Problem(t)
 	}
 
