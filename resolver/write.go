@@ -1123,7 +1123,10 @@ func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, succe
 		if err != nil {
 			return err
 		}
-		rec.Status, rec.Reason, rec.Successor, rec.Updated = Withdrawn, reason, successor, now
+		// The successor's key is stored with it, and replaced with it
+		// when a notice is restated: the predecessor link moves.
+		rec.Status, rec.Reason, rec.Updated = Withdrawn, reason, now
+		rec.setSuccessor(successor)
 		if err := tx.UpdateRecord(ctx, rec); err != nil {
 			return err
 		}
