@@ -54,10 +54,15 @@ type Record struct {
 	// keys table; 0 when there is no successor. urikit migrate computes
 	// the key again when it is older than this build's.
 	SuccessorVersion int
-	Reason           string // why it was withdrawn
-	AuthorityID      int64
-	Created          time.Time
-	Updated          time.Time
+	// Predecessors are the canonical names (URN) of the withdrawn records
+	// whose successor is this record (Service.WithPredecessors): part of
+	// the JSON form and so of the ETag where a record is shown with them,
+	// but never stored, nor in a history entry. A store leaves it nil.
+	Predecessors []string
+	Reason       string // why it was withdrawn
+	AuthorityID  int64
+	Created      time.Time
+	Updated      time.Time
 }
 
 // clone returns r with its own copies of the slices it holds, so that a
@@ -66,6 +71,7 @@ func (r Record) clone() Record {
 	r.Aliases = slices.Clone(r.Aliases)
 	r.Locations = slices.Clone(r.Locations)
 	r.Metadata = slices.Clone(r.Metadata)
+	r.Predecessors = slices.Clone(r.Predecessors)
 	return r
 }
 

@@ -51,13 +51,34 @@ func currentKeys(r Record) []string {
 
 // Predecessors returns the canonical names (URN) of the withdrawn records
 // whose successor is a URN equivalent to rec's name or one of its current
-// aliases (urn.URN.Key, as lookups compare names), in record order. It is
-// read from the store on every call, not from the lookup cache: another
-// record's withdrawal changes it without changing rec.
+// aliases (urn.URN.Key, as lookups compare names), in record order; nil
+// when there are none. It is read from the store on every call, not from
+// the lookup cache: another record's withdrawal changes it without
+// changing rec.
 func (s *Service) Predecessors(ctx context.Context, rec Record) ([]string, error) {
-	recs, err := s.store.Predecessors(ctx, currentKeys(rec))
+	names, err := predecessorsIn(ctx, s.store, rec)
+	return names, storeError(err)
+}
+
+// WithPredecessors returns rec with its Predecessors set (Predecessors):
+// the record as GET /api/v1/names/{urn}, I2C and the name's page show it,
+// whose ETag covers them. The resolve routes that redirect (I2L, I2R) do
+// not read them: they would cost every redirect an index lookup.
+func (s *Service) WithPredecessors(ctx context.Context, rec Record) (Record, error) {
+	names, err := s.Predecessors(ctx, rec)
 	if err != nil {
-		return nil, storeError(err)
+		return Record{}, err
+	}
+	rec.Predecessors = names
+	return rec, nil
+}
+
+// predecessorsIn is Predecessors read through r (a store or a
+// transaction).
+func predecessorsIn(ctx context.Context, r Reader, rec Record) ([]string, error) {
+	recs, err := r.Predecessors(ctx, currentKeys(rec))
+	if err != nil {
+		return nil, err
 	}
 	var names []string
 	for _, p := range recs {

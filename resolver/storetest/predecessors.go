@@ -104,9 +104,53 @@ func testPredecessors(t *testing.T, b Backend) {
 		}
 		return nil
 	})
+	// The entity-tag of the record as shown with its predecessors is the
+	// one a conditional write compares; the record's own form without
+	// them is not current.
+	a6in := input("http://x/6")
+	e.put(e.a, "urn:example:a6", a6in)
+	shown, err := e.svc.WithPredecessors(c, mustLookup(t, e, "urn:example:a6"))
+	if err != nil || !slices.Equal(shown.Predecessors, []string{"urn:example:a5"}) {
+		t.Fatalf("WithPredecessors: %+v %v", shown, err)
+	}
+	bare := shown
+	bare.Predecessors = nil
+	if bare.ETag() == shown.ETag() {
+		t.Fatal("the predecessors do not change the entity-tag")
+	}
+	a6in.Locations = append(a6in.Locations, resolver.Location{URL: "http://x/6b"})
+	_, _, err = e.svc.Put(c, e.a, "urn:example:a6", a6in, resolver.Precondition{IfMatch: []string{bare.ETag()}})
+	wantKind(t, "If-Match with the tag of the record without its predecessors", err, resolver.KindPrecondition)
+	put, _, err := e.svc.Put(c, e.a, "urn:example:a6", a6in, resolver.Precondition{IfMatch: []string{shown.ETag()}})
+	if err != nil || !slices.Equal(put.Predecessors, []string{"urn:example:a5"}) {
+		t.Fatalf("Put with If-Match of the shown record: %+v %v", put, err)
+	}
+	// Neither the store nor the history holds them.
+	if stored, err := e.store.Record(c, put.ID); err != nil || stored.Predecessors != nil {
+		t.Fatalf("stored: %+v %v", stored, err)
+	}
+	for _, en := range e.history("urn:example:a6") {
+		if strings.Contains(string(en.Data), "predecessors") {
+			t.Fatalf("history entry %d holds the predecessors: %s", en.Seq, en.Data)
+		}
+	}
+	shown, _ = e.svc.WithPredecessors(c, mustLookup(t, e, "urn:example:a5"))
+	w, err = e.svc.Withdraw(c, e.a, "urn:example:a5", "replaced", "urn:example:a6", resolver.Precondition{IfMatch: []string{shown.ETag()}})
+	if err != nil || !slices.Equal(w.Predecessors, []string{"urn:example:a1"}) {
+		t.Fatalf("restating a5's notice with If-Match of the shown record: %+v %v", w, err)
+	}
 	if _, err := e.svc.Verify(c, nil); err != nil {
 		t.Fatalf("Verify: %v", err)
 	}
+}
+
+func mustLookup(t *testing.T, e *env, name string) resolver.Record {
+	t.Helper()
+	r, err := e.lookup(name)
+	if err != nil {
+		t.Fatalf("lookup %s: %v", name, err)
+	}
+	return r
 }
 
 // testMigrateSuccessors: a successor key of an older urn.KeyVersion is
