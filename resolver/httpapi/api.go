@@ -456,8 +456,11 @@ func (h *handler) getName(c *apiCall) (answer, error) {
 		if err == nil {
 			c.rw.Header().Set("Memento-Datetime", e.Time.UTC().Format(http.TimeFormat))
 		}
-	} else {
-		rec, err = h.svc.Lookup(ctx, u)
+	} else if rec, err = h.svc.Lookup(ctx, u); err == nil {
+		// The records it replaces are part of the answer, and of its
+		// ETag. As of a time there are none: which records named it as
+		// their successor then is not kept (docs/httpapi.md).
+		rec, err = h.svc.WithPredecessors(ctx, rec)
 	}
 	if err != nil {
 		return answer{}, err
@@ -483,6 +486,7 @@ func (h *handler) getName(c *apiCall) (answer, error) {
 		return answer{status: http.StatusNotModified}, nil
 	}
 	setLastModified(c.rw, rec.LastModified())
+	setPredecessorLinks(c.rw.Header(), rec)
 	return answer{status: http.StatusOK, body: rec}, nil
 }
 
