@@ -348,6 +348,9 @@ type putBody struct {
 	Authority json.RawMessage `json:"authority"`
 	Created   json.RawMessage `json:"created"`
 	Updated   json.RawMessage `json:"updated"`
+	// The records it replaces: read, never written (another name's
+	// withdrawal names its successor).
+	Predecessors json.RawMessage `json:"predecessors"`
 }
 
 // noQuery refuses a write to /api/v1/names/{urn} whose request target has
