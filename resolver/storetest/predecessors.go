@@ -289,4 +289,30 @@ func testSuccessorKeyStored(t *testing.T, b Backend) {
 	if st, err := s.StaleSuccessors(c, urn.KeyVersion, r.ID, 10); err != nil || len(st) != 0 {
 		t.Fatalf("StaleSuccessors after the record: %+v %v", st, err)
 	}
+	// The bulk path (an import's) stores them as a single insert does.
+	bulk := sampleRecord("urn:example:s5")
+	bulk.Status, bulk.Successor, bulk.SuccessorKey, bulk.SuccessorVersion = resolver.Withdrawn, "urn:example:s6", "urn:example:s6", urn.KeyVersion
+	bulkPlain := sampleRecord("urn:example:s7")
+	isBulk := false
+	update(t, s, func(tx resolver.Tx) error {
+		btx, ok := tx.(resolver.BulkTx)
+		if isBulk = ok; !ok {
+			return nil
+		}
+		return btx.InsertRecords(c, []*resolver.Record{&bulk, &bulkPlain}, [][]resolver.Key{
+			{{Key: bulk.Key, Spelling: bulk.URN, Role: resolver.RoleName, Version: urn.KeyVersion}},
+			{{Key: bulkPlain.Key, Spelling: bulkPlain.URN, Role: resolver.RoleName, Version: urn.KeyVersion}}})
+	})
+	if isBulk {
+		got, err = s.Record(c, bulk.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("Record written by InsertRecords", got, bulk)
+		got, _ = s.Record(c, bulkPlain.ID)
+		check("Record without successor written by InsertRecords", got, bulkPlain)
+		if ps, err := s.Predecessors(c, []string{"urn:example:s6"}); err != nil || len(ps) != 1 || ps[0].ID != bulk.ID {
+			t.Fatalf("Predecessors of a record written by InsertRecords: %+v %v", ps, err)
+		}
+	}
 }
