@@ -44,6 +44,11 @@ func TestLogChecksTheChain(t *testing.T) {
 	if lines := strings.Split(strings.TrimSpace(js), "\n"); len(lines) != 7 || !strings.Contains(lines[6], `"action":"name.withdraw"`) || !strings.Contains(errs, "head: "+kept) {
 		t.Fatalf("log --json: %s\n%s", js, errs)
 	}
+	// A withheld entry (the authority's) is printed as the server gave
+	// it: no data, and no record number it does not have.
+	if first := strings.SplitN(js, "\n", 2)[0]; !strings.Contains(first, `"withheld":true`) || strings.Contains(first, `"data"`) || strings.Contains(first, `"record"`) {
+		t.Fatalf("log --json, a withheld entry: %s", first)
+	}
 
 	// More entries: the history still leads to the head kept.
 	t.Setenv(envToken, admin)

@@ -354,16 +354,19 @@ func withETag(err error, f *fields) error {
 }
 
 // HistoryEntry is one entry of a record's history as the API shows it.
+// Its JSON form is the server's: the members the server leaves out when
+// they are zero (an entry about no record, withheld data, the first
+// entry's missing prev) are left out here too.
 type HistoryEntry struct {
 	Seq       int64           `json:"seq"`
 	Time      time.Time       `json:"time"`
 	Action    string          `json:"action"`
 	Subject   string          `json:"subject"`
 	Actor     string          `json:"actor"`
-	Authority int64           `json:"authority"`
-	Record    int64           `json:"record"`
-	Data      json.RawMessage `json:"data"`
-	Prev      []byte          `json:"prev"`
+	Authority int64           `json:"authority,omitempty"`
+	Record    int64           `json:"record,omitempty"`
+	Data      json.RawMessage `json:"data,omitempty"`
+	Prev      []byte          `json:"prev,omitempty"`
 	Hash      []byte          `json:"hash"`
 }
 

@@ -17,7 +17,7 @@ import (
 // tokens, rules and the admin token).
 type LogEntry struct {
 	HistoryEntry
-	Withheld bool `json:"withheld"`
+	Withheld bool `json:"withheld,omitempty"`
 }
 
 // LogHead is the history's last entry, by its number and hash.

@@ -59,6 +59,10 @@ func newFuzzEnv(tb testing.TB) *fuzzEnv {
 		in := resolver.RecordInput{Locations: []resolver.Location{{URL: l, Type: "text/html"}}}
 		if n == "urn:example:a" {
 			in.Aliases = []string{"urn:example:alias-of-a"}
+			// Metadata for the CSL item: variables, and members that
+			// are not CSL or not of their shape.
+			in.Metadata = []byte(`{"type":"book","title":"A","author":[{"family":"F","given":"G"},{"literal":"L"}],` +
+				`"issued":"2019-05","accessed":{"date-parts":[[2024,1,2]]},"volume":3,"editor":"E","shelf":"B12"}`)
 		}
 		if _, _, err := svc.Put(ctx, m, n, in); err != nil {
 			tb.Fatalf("%s: %v", n, err)
@@ -137,6 +141,10 @@ func checkAnswer(t *testing.T, w *httptest.ResponseRecorder, req *http.Request) 
 	case "application/json", "application/problem+json":
 		if !json.Valid(w.Body.Bytes()) {
 			t.Fatalf("%q: invalid JSON %q", req.RequestURI, body)
+		}
+	case "application/vnd.citationstyles.csl+json", "application/citeproc+json":
+		if err := apitest.CheckCSLItem(w.Body.Bytes()); code != 200 || err != nil {
+			t.Fatalf("%q: %d, CSL item %v", req.RequestURI, code, err)
 		}
 	}
 }

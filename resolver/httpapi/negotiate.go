@@ -8,6 +8,13 @@ const (
 	mtJSON    = "application/json"
 	mtHTML    = "text/html"
 	mtProblem = "application/problem+json"
+
+	// A CSL item (csl.go). application/citeproc+json is an older name
+	// for the same data that DOI content negotiation answers too: the
+	// crosscite documentation's example Accept header names it, and
+	// scripts against doi.org send it.
+	mtCSL      = "application/vnd.citationstyles.csl+json"
+	mtCiteproc = "application/citeproc+json"
 )
 
 // Offers, in the server's order of preference: when the client likes two
@@ -16,7 +23,8 @@ const (
 // type"), so a client that sends no Accept, or */*, gets it.
 var (
 	listOffers    = []string{mtURIList, mtJSON, mtHTML}
-	urcOffers     = []string{mtJSON, mtHTML}
+	urcOffers     = []string{mtJSON, mtHTML, mtCSL, mtCiteproc} // one description
+	urcsOffers    = []string{mtJSON, mtHTML}                    // I2Cs: several, which no CSL item holds
 	problemOffers = []string{mtProblem, mtJSON, mtHTML}
 )
 

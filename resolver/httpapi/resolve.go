@@ -215,10 +215,18 @@ func (h *handler) parseNameRequest(r *http.Request, text, service string, k kind
 		// Seed 003 §2.3.1: an s= value the resolver does not understand
 		// falls back to the default service, I2L.
 		nr.service, nr.kind = "I2L", kRedirect
+		named := false
 		if v, ok := d.Get("s"); ok {
 			if name, k, ok := lookupService(v, false); ok && !k.byLocation() {
-				nr.service, nr.kind = name, k
+				nr.service, nr.kind, named = name, k, true
 			}
+		}
+		// DOI's content negotiation (RESOLVERS.md): the default service
+		// answers a citation tool that prefers a CSL item with the
+		// description, as I2C does, instead of the redirect. A service
+		// asked for by name is what the client gets.
+		if !named && citationAsked(r.Header.Get("Accept")) != "" {
+			nr.service, nr.kind = "I2C", kURC
 		}
 	}
 	// hops: how many resolvers have delegated this request so far (issue
@@ -779,17 +787,22 @@ func writeURIList(rw *respWriter, status int, asked string, uris []string) {
 }
 
 // writeURC answers a record's description: its public JSON form (RFC 2169
-// §3.5 leaves the content to the resolver), or a page for a browser.
+// §3.5 leaves the content to the resolver), a page for a browser, or a CSL
+// item for a citation tool.
 func (h *handler) writeURC(rw *respWriter, r *http.Request, rec resolver.Record) {
-	switch negotiate(r.Header.Get("Accept"), urcOffers) {
+	switch mt := negotiate(r.Header.Get("Accept"), urcOffers); mt {
 	case mtJSON:
 		setPredecessorLinks(rw.Header(), rec)
 		writeJSON(rw, http.StatusOK, rec)
 	case mtHTML:
 		setPredecessorLinks(rw.Header(), rec)
 		h.writeHTML(rw, http.StatusOK, pageRecord, recordPage{Rec: rec, Meta: prettyJSON(rec.Metadata)})
+	case mtCSL, mtCiteproc:
+		setPredecessorLinks(rw.Header(), rec)
+		writeCSL(rw, mt, rec)
 	default:
-		h.writeProblem(rw, r, newProblem(http.StatusNotAcceptable, ptNotAcceptable, "a description is available as application/json or text/html"))
+		h.writeProblem(rw, r, newProblem(http.StatusNotAcceptable, ptNotAcceptable,
+			"a description is available as application/json, text/html or "+mtCSL+" (a CSL item)"))
 	}
 }
 
@@ -830,7 +843,7 @@ func (h *handler) writeURCs(rw *respWriter, r *http.Request, ctx context.Context
 	if len(out) == 0 { // a history is never empty for a record; keep the answer whole anyway
 		out = append(out, urcVersion{Time: rec.Updated.UTC(), Record: rec})
 	}
-	switch negotiate(r.Header.Get("Accept"), urcOffers) {
+	switch negotiate(r.Header.Get("Accept"), urcsOffers) {
 	case mtJSON:
 		writeJSON(rw, http.StatusOK, out)
 	case mtHTML:

@@ -82,6 +82,12 @@ func testPredecessors(t *testing.T, ns func(*testing.T) resolver.Store) {
 		!strings.Contains(r.Body, `<a href="/uri-res/I2C?urn:example:ed1">urn:example:ed1</a>`) {
 		t.Fatalf("I2C page: %v %s", r.Header.Values("Link"), r.Body)
 	}
+	// A CSL item for a citation tool is the same description: the same
+	// Links.
+	r = f.Do("GET", "/uri-res/I2C?urn:example:ed2", "", "Accept", "application/vnd.citationstyles.csl+json").Want(t, 200)
+	if len(predecessorLinks(r)) != 2 {
+		t.Fatalf("I2C as CSL: Link %q", r.Header.Values("Link"))
+	}
 	// The redirect does not read them; nor does a record without any.
 	for _, target := range []string{"/urn:example:ed2", "/uri-res/N2L?urn:example:ed2"} {
 		if r := f.Do("GET", target, "").Want(t, 303); len(r.Header.Values("Link")) != 0 {
