@@ -265,6 +265,7 @@ func ifMatchPrecondition(ifMatch string) []resolver.Precondition {
 	}
 	return []resolver.Precondition{{IfMatch: []string{ifMatch}}}
 }
+
 // Get reads the record as the server's GET shows it: with the records it
 // replaces, which its entity-tag covers (what --if-match and withdraw's
 // restated notice compare).
