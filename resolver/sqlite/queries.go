@@ -97,9 +97,10 @@ var sqlText = [numQueries]string{
 	qStaleKeysCurrent: fmt.Sprintf(`SELECT `+keyCols+` FROM keys INDEXED BY %s WHERE version < %d AND key > ? ORDER BY key LIMIT ?`, staleIndex, urn.KeyVersion),
 	qStaleKeys:        `SELECT ` + keyCols + ` FROM keys WHERE key > ? AND version < ? ORDER BY key LIMIT ?`,
 	// Predecessors: the keys as one JSON array (as qTakenKeys), each
-	// looked up in the partial index of successor keys.
-	qPredecessors: `SELECT ` + recordCols + ` FROM json_each(?) j JOIN records r INDEXED BY records_successor
-		ON r.successor_key = j.value ORDER BY r.id`,
+	// looked up in the partial index of successor keys. IN, not a join:
+	// a key given twice finds its records once (a record's few keys).
+	qPredecessors: `SELECT ` + recordCols + ` FROM records r INDEXED BY records_successor
+		WHERE r.successor_key IN (SELECT value FROM json_each(?)) ORDER BY r.id`,
 	// Stale successor keys, as stale keys: from the partial index for this
 	// build's version (ensureStaleIndex), else by ID and filtered (a NULL
 	// successor_version, no successor, is never below).

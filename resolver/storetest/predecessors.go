@@ -263,6 +263,10 @@ func testSuccessorKeyStored(t *testing.T, b Backend) {
 	if ps, err := s.Predecessors(c, []string{"urn:example:s2"}); err != nil || len(ps) != 1 || ps[0].ID != r.ID {
 		t.Fatalf("Predecessors: %+v %v", ps, err)
 	}
+	// A key given twice finds its record once.
+	if ps, err := s.Predecessors(c, []string{"urn:example:s2", "urn:example:s3", "urn:example:s2"}); err != nil || len(ps) != 1 || ps[0].ID != r.ID {
+		t.Fatalf("Predecessors of a key given twice: %+v %v", ps, err)
+	}
 	// Changed (a restated notice) and read back, also by RecordStates.
 	r.SuccessorKey, r.SuccessorVersion = "urn:example:s4", urn.KeyVersion-1
 	update(t, s, func(tx resolver.Tx) error { return tx.UpdateRecord(c, r) })
