@@ -9,8 +9,8 @@ import (
 	"github.com/urikit/urikit/urn"
 )
 
-// Predecessor and successor links (CZIDLO's convention, see
-// /work/shared/RESOLVERS.md): a withdrawn record names what replaces it
+// Predecessor and successor links (the Czech national resolver CZIDLO's
+// convention): a withdrawn record names what replaces it
 // (Successor, RFC 5829's successor-version), and the record it names
 // points back at it as a predecessor-version. The link is kept by key,
 // not by record ID: a successor may be named before its record exists,
@@ -92,8 +92,10 @@ func predecessorsIn(ctx context.Context, r Reader, rec Record) ([]string, error)
 // migrateSuccessors is Migrate's part for successor keys: it computes
 // again, by this build's rules, the SuccessorKey of every record whose
 // SuccessorVersion is older (as migratePass does for the keys table), so
-// that predecessor links follow the equivalence rules lookups use. It
-// returns the number of records read and of keys that changed.
+// that predecessor links follow the equivalence rules lookups use. A
+// batch that changed keys appends a keys.migrate entry, as migratePass
+// does, with {"version":…,"successors":N}. It returns the number of
+// records read and of keys that changed.
 func (s *Service) migrateSuccessors(ctx context.Context) (checked, rekeyed int, err error) {
 	var after int64
 	for {
