@@ -461,8 +461,9 @@ func (h *handler) getName(c *apiCall) (answer, error) {
 		}
 	} else if rec, err = h.svc.Lookup(ctx, u); err == nil {
 		// The records it replaces are part of the answer, and of its
-		// ETag. As of a time there are none: which records named it as
-		// their successor then is not kept (docs/httpapi.md).
+		// ETag. As of a time there are none: the index holds today's
+		// successors, and which records named it then only a read of
+		// the whole history would tell (docs/httpapi.md).
 		rec, err = h.svc.WithPredecessors(ctx, rec)
 	}
 	if err != nil {
