@@ -58,7 +58,7 @@ type cached struct {
 // little for each struct and slice header.
 func (v cached) size() int {
 	r := v.rec
-	n := 160 + len(r.URN) + len(r.Key) + len(r.Metadata) + len(r.Successor) + len(r.Reason)
+	n := 160 + len(r.URN) + len(r.Key) + len(r.Metadata) + len(r.Successor) + len(r.SuccessorKey) + len(r.Reason)
 	for _, a := range r.Aliases {
 		n += 16 + len(a)
 	}

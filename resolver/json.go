@@ -23,6 +23,9 @@ type recordJSON struct {
 	Authority int64           `json:"authority"`
 	Created   time.Time       `json:"created"`
 	Updated   time.Time       `json:"updated"`
+	// Predecessors is never in a history entry: a Record read from a
+	// store has none (see Record.Predecessors).
+	Predecessors []string `json:"predecessors,omitempty"`
 }
 
 // MarshalJSON gives the record's public JSON form (the body of
@@ -32,6 +35,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		URN: r.URN, Aliases: r.Aliases, Locations: r.Locations, Metadata: r.Metadata,
 		Status: r.Status, Redirect: r.Redirect, Successor: r.Successor, Reason: r.Reason,
 		Authority: r.AuthorityID, Created: r.Created.UTC(), Updated: r.Updated.UTC(),
+		Predecessors: r.Predecessors,
 	}
 	if j.Aliases == nil {
 		j.Aliases = []string{}
@@ -117,6 +121,16 @@ func appendRecordJSON(b []byte, j *recordJSON) ([]byte, bool) {
 		}
 		b = append(f.t.AppendFormat(append(b, f.name...), time.RFC3339Nano), '"')
 	}
+	if len(j.Predecessors) > 0 {
+		b = append(b, `,"predecessors":[`...)
+		for i, p := range j.Predecessors {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			str(p)
+		}
+		b = append(b, ']')
+	}
 	return append(b, '}'), ok
 }
 
@@ -172,6 +186,7 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 		URN: j.URN, Aliases: j.Aliases, Locations: j.Locations, Metadata: j.Metadata,
 		Status: j.Status, Redirect: j.Redirect, Successor: j.Successor, Reason: j.Reason,
 		AuthorityID: j.Authority, Created: j.Created, Updated: j.Updated,
+		Predecessors: j.Predecessors,
 	}
 	return nil
 }

@@ -23,6 +23,10 @@ func FuzzAppendRecordJSON(f *testing.F) {
 		if alias != "" {
 			j.Aliases = append(j.Aliases, alias, urn)
 		}
+		if successor != "" {
+			// Shown records list their predecessors last (never logged).
+			j.Predecessors = []string{successor, alias}
+		}
 		got, ok := appendRecordJSON(nil, &j)
 		want, err := json.Marshal(j)
 		if !ok {
@@ -42,7 +46,8 @@ func FuzzAppendRecordJSON(f *testing.F) {
 func TestAppendRecordJSONUsed(t *testing.T) {
 	j := recordJSON{URN: "urn:example:zoë", Aliases: []string{"urn:example:a"}, Locations: []Location{{URL: "https://example.org/é", Type: "text/html", Label: "«x»"}},
 		Metadata: []byte(`{"title":"Item \"0\"","n":[1,2]}`), Status: Withdrawn, Redirect: 303, Successor: "urn:example:b", Reason: "r",
-		Authority: 3, Created: time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC), Updated: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+		Authority: 3, Created: time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC), Updated: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		Predecessors: []string{"urn:example:p1", "urn:example:p2"}}
 	got, ok := appendRecordJSON(nil, &j)
 	want, _ := json.Marshal(j)
 	if !ok || string(got) != string(want) {

@@ -14,6 +14,10 @@ type MigrateReport struct {
 	Checked   int      // keys whose version was older than urn.KeyVersion
 	Rekeyed   int      // keys that changed
 	Conflicts []string // spellings whose new key another record holds (left as they were)
+	// SuccessorsChecked counts the withdrawn records whose successor's key
+	// (Record.SuccessorKey) was of an older urn.KeyVersion, and
+	// SuccessorsRekeyed those whose key changed.
+	SuccessorsChecked, SuccessorsRekeyed int
 	// LocationsFrom is the LocationKeyVersion the location index's keys
 	// were of when Migrate computed them again by this build's rules; 0
 	// when they were current. LocationRecords counts the records it read
@@ -67,6 +71,13 @@ func (s *Service) MigrateOver(ctx context.Context) (MigrateReport, error) {
 
 func (s *Service) migrate(ctx context.Context, takeOver bool) (MigrateReport, error) {
 	rep, err := s.migrateKeys(ctx)
+	if err != nil {
+		return rep, err
+	}
+	// A successor's key follows the same rules as the names': a successor
+	// named by a spelling the new rules make equivalent to a record's name
+	// links to it from now on (and one they no longer do, not).
+	rep.SuccessorsChecked, rep.SuccessorsRekeyed, err = s.migrateSuccessors(ctx)
 	if err != nil {
 		return rep, err
 	}

@@ -35,19 +35,34 @@ type Location struct {
 
 // Record is what the directory keeps for one named resource.
 type Record struct {
-	ID          int64
-	URN         string // the spelling first registered; canonical for this record
-	Key         string // urn.URN.Key of URN
-	Aliases     []string
-	Locations   []Location // in order of preference
-	Metadata    json.RawMessage
-	Status      Status
-	Redirect    int    // 301, 302, 303 or 307
-	Successor   string // for a withdrawn record, the URI of what replaces it
-	Reason      string // why it was withdrawn
-	AuthorityID int64
-	Created     time.Time
-	Updated     time.Time
+	ID        int64
+	URN       string // the spelling first registered; canonical for this record
+	Key       string // urn.URN.Key of URN
+	Aliases   []string
+	Locations []Location // in order of preference
+	Metadata  json.RawMessage
+	Status    Status
+	Redirect  int    // 301, 302, 303 or 307
+	Successor string // for a withdrawn record, the URI of what replaces it
+	// SuccessorKey is urn.URN.Key of Successor when Successor is a URN
+	// ("" otherwise): stores index it, so that the records a record
+	// replaces are found by its keys (Reader.Predecessors). Set by the
+	// Service (SuccessorKeyOf), as Key is.
+	SuccessorKey string
+	// SuccessorVersion is the urn.KeyVersion of the rules that computed
+	// SuccessorKey (or found Successor no URN), as Key.Version is for the
+	// keys table; 0 when there is no successor. urikit migrate computes
+	// the key again when it is older than this build's.
+	SuccessorVersion int
+	// Predecessors are the canonical names (URN) of the withdrawn records
+	// whose successor is this record (Service.WithPredecessors): part of
+	// the JSON form and so of the ETag where a record is shown with them,
+	// but never stored, nor in a history entry. A store leaves it nil.
+	Predecessors []string
+	Reason       string // why it was withdrawn
+	AuthorityID  int64
+	Created      time.Time
+	Updated      time.Time
 }
 
 // clone returns r with its own copies of the slices it holds, so that a
@@ -56,6 +71,7 @@ func (r Record) clone() Record {
 	r.Aliases = slices.Clone(r.Aliases)
 	r.Locations = slices.Clone(r.Locations)
 	r.Metadata = slices.Clone(r.Metadata)
+	r.Predecessors = slices.Clone(r.Predecessors)
 	return r
 }
 

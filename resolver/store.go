@@ -62,6 +62,14 @@ type Reader interface {
 	// StaleKeys returns up to limit keys whose Version is below version,
 	// in key order after the key after.
 	StaleKeys(ctx context.Context, version int, after string, limit int) ([]Key, error)
+	// Predecessors returns the records whose SuccessorKey is one of keys
+	// (withdrawn records naming a record by one of its keys as their
+	// successor), in ID order. Stores find them by an index on the key.
+	Predecessors(ctx context.Context, keys []string) ([]Record, error)
+	// StaleSuccessors returns up to limit records with ID > after, in ID
+	// order, whose SuccessorVersion is below version but not 0 (a
+	// successor whose key older rules computed, or found none).
+	StaleSuccessors(ctx context.Context, version int, after int64, limit int) ([]Record, error)
 	// DuplicateLocations returns up to limit location keys listed by more
 	// than one record, in key order after the key after. Unless withdrawn
 	// is true it counts and returns only active records: a key listed by

@@ -460,6 +460,12 @@ func (s *Service) verifyState(ctx context.Context, st RecordState, aliased bool,
 		return fail(st.Record.URN, "the records table gives it the key %q, but its name's key is %q (history entry %d)",
 			st.Record.Key, st.Keys[i].Key, st.Latest.Seq)
 	}
+	// The successor's key is what finds the record's predecessor link
+	// (Reader.Predecessors); the history does not hold it, the successor
+	// does.
+	if d := diffSuccessorKey(st.Record); d != "" {
+		return fail(st.Record.URN, "%s (history entry %d)", d, st.Latest.Seq)
+	}
 	// An alias the record no longer has stays reserved to it under its
 	// key for ever (never reused, seed 000 guideline 2). A row deleted
 	// from the keys table would free the name for anyone, and diffKeys,

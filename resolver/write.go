@@ -79,6 +79,12 @@ func (s *Service) Put(ctx context.Context, p Principal, name string, in RecordIn
 			var err error
 			retired = retired[:0]
 			out, created, err = s.put(ctx, tx, p, u, draft, aliasKeys, &retired, time.Time{}, pre)
+			if err != nil {
+				return err
+			}
+			// The answer shows the record as a GET does, with the
+			// records it replaces (and the ETag that goes with them).
+			out.Predecessors, err = predecessorsIn(ctx, tx, out)
 			return err
 		})
 		if errors.Is(err, ErrKeyTaken) && attempt < maxAttempts {
@@ -936,7 +942,16 @@ func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft 
 	// active record, old, or none.
 	var current *Record
 	if exists {
-		current = &old
+		// The conditions compare the entity-tag of the record as a GET
+		// shows it, with its predecessors (Record.ETag); only the copy
+		// they read has them, not what is stored or logged.
+		cur := old
+		if len(pre) > 0 {
+			if cur.Predecessors, err = predecessorsIn(ctx, tx, old); err != nil {
+				return Record{}, false, err
+			}
+		}
+		current = &cur
 	}
 	if err := checkPreconditions(pre, u.AssignedName(), current); err != nil {
 		return Record{}, false, err
@@ -1106,7 +1121,15 @@ func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, succe
 			return invalid("successor", -1, "%s names %s itself (its name or an alias, by the equivalence lookups use): a successor is another resource", successor, rec.URN)
 		}
 		// After 404, 409 and 403, which take precedence (RFC 9110 §13.2.1).
-		if err := checkPreconditions(pre, u.AssignedName(), &rec); err != nil {
+		// The entity-tag is that of the record as a GET shows it, with
+		// its predecessors: a copy has them, not what is stored or logged.
+		preds, err := predecessorsIn(ctx, tx, rec)
+		if err != nil {
+			return err
+		}
+		cur := rec
+		cur.Predecessors = preds
+		if err := checkPreconditions(pre, u.AssignedName(), &cur); err != nil {
 			return err
 		}
 		// Withdrawing a withdrawn record again restates its notice: the
@@ -1116,18 +1139,22 @@ func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, succe
 		// still answers 410 and is never reused, and the history keeps
 		// every notice it had.
 		if rec.Status == Withdrawn && rec.Reason == reason && rec.Successor == successor {
-			out = rec
+			out = cur
 			return nil
 		}
 		now, err := s.stamp(ctx, tx)
 		if err != nil {
 			return err
 		}
-		rec.Status, rec.Reason, rec.Successor, rec.Updated = Withdrawn, reason, successor, now
+		// The successor's key is stored with it, and replaced with it
+		// when a notice is restated: the predecessor link moves.
+		rec.Status, rec.Reason, rec.Updated = Withdrawn, reason, now
+		rec.setSuccessor(successor)
 		if err := tx.UpdateRecord(ctx, rec); err != nil {
 			return err
 		}
 		out = rec
+		out.Predecessors = preds
 		return appendRecord(ctx, tx, p, ActionNameWithdraw, rec, now)
 	})
 	if err != nil {

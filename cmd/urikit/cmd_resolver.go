@@ -265,12 +265,20 @@ func ifMatchPrecondition(ifMatch string) []resolver.Precondition {
 	}
 	return []resolver.Precondition{{IfMatch: []string{ifMatch}}}
 }
+
+// Get reads the record as the server's GET shows it: with the records it
+// replaces, which its entity-tag covers (what --if-match and withdraw's
+// restated notice compare).
 func (d *localDir) Get(ctx context.Context, name string) (resolver.Record, error) {
 	u, err := resolver.ParseName("urn", name)
 	if err != nil {
 		return resolver.Record{}, err
 	}
-	return d.svc.Lookup(ctx, u)
+	rec, err := d.svc.Lookup(ctx, u)
+	if err != nil {
+		return resolver.Record{}, err
+	}
+	return d.svc.WithPredecessors(ctx, rec)
 }
 func (d *localDir) CreateAuthority(ctx context.Context, name string, prefixes []string) (resolver.Authority, string, error) {
 	return d.svc.CreateAuthority(ctx, adminPrincipal, name, prefixes)

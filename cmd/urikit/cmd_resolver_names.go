@@ -331,6 +331,9 @@ func printRecord(w io.Writer, r resolver.Record) {
 	for _, a := range r.Aliases {
 		row("alias", a)
 	}
+	for _, p := range r.Predecessors {
+		row("replaces", p)
+	}
 	row("redirect", strconv.Itoa(r.Redirect))
 	if len(r.Metadata) > 0 && string(r.Metadata) != "{}" {
 		row("metadata", string(r.Metadata))

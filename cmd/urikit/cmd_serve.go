@@ -216,6 +216,9 @@ func serve(s *stdio, c serveConfig, logger *slog.Logger) error {
 			logger.Warn("name now equivalent to another record's, left as it was", "name", n)
 		}
 	}
+	if rep.SuccessorsRekeyed > 0 {
+		logger.Warn("successor keys migrated: predecessor links follow the new equivalence rules", "rekeyed", rep.SuccessorsRekeyed)
+	}
 	if rep.LocationsNewer != 0 {
 		logger.Warn("a newer urikit migrated the location keys: this instance refuses writes of locations until it is upgraded",
 			"store", rep.LocationsNewer, "this build", resolver.LocationKeyVersion)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -157,6 +158,22 @@ func TestResolverLocal(t *testing.T) {
 	if out, _ = cli(t, exitOK, with("lookup", "--json", "urn:example:c")...); !strings.Contains(out, `"reason":"merged"`) || strings.Contains(out, `"successor"`) {
 		t.Fatalf("after restating the notice: %s", out)
 	}
+	// A name that a withdrawn one names as its successor lists it
+	// (lookup's "replaces"); withdrawn in turn, its notice is restated
+	// with the entity-tag read before, which covers what it replaces.
+	cli(t, exitOK, with("register", "urn:example:p1", "https://example.org/p1")...)
+	cli(t, exitOK, with("register", "urn:example:p2", "https://example.org/p2")...)
+	cli(t, exitOK, with("withdraw", "urn:example:p1", "--successor", "URN:EXAMPLE:p2")...)
+	if out, _ = cli(t, exitOK, with("lookup", "urn:example:p2")...); !regexp.MustCompile(`(?m)^\s*replaces\s+urn:example:p1$`).MatchString(out) {
+		t.Fatalf("lookup of a successor: %s", out)
+	}
+	cli(t, exitOK, with("withdraw", "urn:example:p2", "--successor", "urn:example:p3")...)
+	if out, _ = cli(t, exitOK, with("withdraw", "urn:example:p2", "--reason", "merged")...); out != "restated the withdrawal notice of urn:example:p2 (successor: urn:example:p3)\n" {
+		t.Fatalf("restating the notice of a name that replaces another: %q", out)
+	}
+	if out, _ = cli(t, exitOK, with("withdraw", "urn:example:p2")...); out != "urn:example:p2 was withdrawn already; its notice is unchanged (successor: urn:example:p3)\n" {
+		t.Fatalf("withdraw again, no flags, of a name that replaces another: %q", out)
+	}
 	_, errs = cli(t, exitInvalid, with("register", "urn:example:c", "https://example.org/c")...)
 	if !strings.Contains(errs, "never reused") {
 		t.Fatalf("reusing a withdrawn name: %s", errs)
@@ -236,7 +253,8 @@ func TestResolverLocal(t *testing.T) {
 
 	// The history holds together, until someone edits it in the database.
 	out, _ = cli(t, exitOK, with("migrate")...)
-	if !strings.Contains(out, "SQLite schema version") || !strings.Contains(out, "keys: 0 stored under older rules, 0 re-keyed") {
+	if !strings.Contains(out, "SQLite schema version") || !strings.Contains(out, "keys: 0 stored under older rules, 0 re-keyed") ||
+		!strings.Contains(out, "successor keys: 0 stored under older rules, 0 re-keyed") {
 		t.Fatalf("migrate: %s", out)
 	}
 	out, _ = cli(t, exitOK, with("verify")...)

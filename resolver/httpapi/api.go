@@ -348,6 +348,9 @@ type putBody struct {
 	Authority json.RawMessage `json:"authority"`
 	Created   json.RawMessage `json:"created"`
 	Updated   json.RawMessage `json:"updated"`
+	// The records it replaces: read, never written (another name's
+	// withdrawal names its successor).
+	Predecessors json.RawMessage `json:"predecessors"`
 }
 
 // noQuery refuses a write to /api/v1/names/{urn} whose request target has
@@ -456,8 +459,12 @@ func (h *handler) getName(c *apiCall) (answer, error) {
 		if err == nil {
 			c.rw.Header().Set("Memento-Datetime", e.Time.UTC().Format(http.TimeFormat))
 		}
-	} else {
-		rec, err = h.svc.Lookup(ctx, u)
+	} else if rec, err = h.svc.Lookup(ctx, u); err == nil {
+		// The records it replaces are part of the answer, and of its
+		// ETag. As of a time there are none: the index holds today's
+		// successors, and which records named it then only a read of
+		// the whole history would tell (docs/httpapi.md).
+		rec, err = h.svc.WithPredecessors(ctx, rec)
 	}
 	if err != nil {
 		return answer{}, err
@@ -483,6 +490,7 @@ func (h *handler) getName(c *apiCall) (answer, error) {
 		return answer{status: http.StatusNotModified}, nil
 	}
 	setLastModified(c.rw, rec.LastModified())
+	setPredecessorLinks(c.rw.Header(), rec)
 	return answer{status: http.StatusOK, body: rec}, nil
 }
 

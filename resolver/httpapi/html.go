@@ -51,7 +51,8 @@ type urcsPage struct {
 type problemPage struct{ P *problem }
 
 // pageFuncs: href is a location's link, or "" for none; successor is a
-// successor's link, a name's being its resolution on this server.
+// successor's link, a name's being its resolution on this server;
+// describe a name's description here.
 var pageFuncs = template.FuncMap{
 	"href": link.Href,
 	"successor": func(s string) template.URL {
@@ -63,6 +64,9 @@ var pageFuncs = template.FuncMap{
 		}
 		return link.Href(s)
 	},
+	// describe is the link to a name's description (I2C), in RFC 2169's
+	// form, as successor's; names are stored URNs.
+	"describe": func(name string) template.URL { return template.URL("/uri-res/I2C?" + name) },
 }
 
 var pages = template.Must(template.New("").Funcs(pageFuncs).Parse(`
@@ -94,6 +98,7 @@ var pages = template.Must(template.New("").Funcs(pageFuncs).Parse(`
 <dl>
 <dt>Status</dt><dd>{{.Rec.Status}}{{if .Rec.Reason}}: {{.Rec.Reason}}{{end}}</dd>
 {{with .Rec.Successor}}{{$s := .}}<dt>Successor</dt><dd>{{with successor $s}}<a href="{{.}}">{{$s}}</a>{{else}}<code>{{$s}}</code>{{end}}</dd>{{end}}
+{{if .Rec.Predecessors}}<dt>Replaces</dt><dd>{{range .Rec.Predecessors}}<a href="{{describe .}}">{{.}}</a> {{end}}</dd>{{end}}
 {{if .Rec.Aliases}}<dt>Aliases</dt><dd>{{range .Rec.Aliases}}<code>{{.}}</code> {{end}}</dd>{{end}}
 <dt>Locations</dt><dd><UL>{{range .Rec.Locations}}<LI>{{$u := .URL}}{{with href $u}}<A HREF="{{.}}">{{$u}}</A>{{else}}<code>{{$u}}</code>{{end}}{{if .Type}} <small>({{.Type}})</small>{{end}}{{if .Label}} — {{.Label}}{{end}}
 {{end}}</UL></dd>

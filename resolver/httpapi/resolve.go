@@ -407,6 +407,13 @@ func (h *handler) resolveName(rw *respWriter, r *http.Request, nr nameRequest) {
 		// client's choice (RFC 2169 §3.4, RFC 9110 §15.4.1).
 		h.writeLocations(rw, r, http.StatusMultipleChoices, nr, rec, keep)
 	case kURC:
+		// Not as of a time: see getName.
+		if !nr.hasAsOf {
+			if rec, err = h.svc.WithPredecessors(ctx, rec); err != nil {
+				h.fail(rw, r, err)
+				return
+			}
+		}
 		h.writeURC(rw, r, rec)
 	case kURCs:
 		h.writeURCs(rw, r, ctx, nr, rec)
@@ -475,6 +482,18 @@ func (h *handler) redirect(rw *respWriter, r *http.Request, loc string, code int
 	}
 	rw.Header().Set("Location", loc)
 	rw.WriteHeader(code)
+}
+
+// setPredecessorLinks adds a Link (RFC 8288) to each record rec replaces,
+// with the relation "predecessor-version" (RFC 5829), the inverse of
+// the successor-version a withdrawn name's 410 links to: a record's
+// predecessors are the withdrawn records that name it as their successor.
+// The names are stored URNs, which hold no character that would end the
+// URI-Reference between < and >.
+func setPredecessorLinks(hd http.Header, rec resolver.Record) {
+	for _, p := range rec.Predecessors {
+		hd.Add("Link", "<"+p+`>; rel="predecessor-version"`)
+	}
 }
 
 // gone answers a withdrawn name: 410, with its successor in a Link header
@@ -773,10 +792,13 @@ func writeURIList(rw *respWriter, status int, asked string, uris []string) {
 func (h *handler) writeURC(rw *respWriter, r *http.Request, rec resolver.Record) {
 	switch mt := negotiate(r.Header.Get("Accept"), urcOffers); mt {
 	case mtJSON:
+		setPredecessorLinks(rw.Header(), rec)
 		writeJSON(rw, http.StatusOK, rec)
 	case mtHTML:
+		setPredecessorLinks(rw.Header(), rec)
 		h.writeHTML(rw, http.StatusOK, pageRecord, recordPage{Rec: rec, Meta: prettyJSON(rec.Metadata)})
 	case mtCSL, mtCiteproc:
+		setPredecessorLinks(rw.Header(), rec)
 		writeCSL(rw, mt, rec)
 	default:
 		h.writeProblem(rw, r, newProblem(http.StatusNotAcceptable, ptNotAcceptable,

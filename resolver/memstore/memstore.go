@@ -122,6 +122,12 @@ func (s *Store) Records(ctx context.Context, after int64, limit int) ([]resolver
 func (s *Store) StaleKeys(ctx context.Context, v int, after string, limit int) ([]resolver.Key, error) {
 	return s.view().staleKeys(v, after, limit), nil
 }
+func (s *Store) Predecessors(ctx context.Context, keys []string) ([]resolver.Record, error) {
+	return s.view().predecessors(keys), nil
+}
+func (s *Store) StaleSuccessors(ctx context.Context, v int, after int64, limit int) ([]resolver.Record, error) {
+	return s.view().staleSuccessors(v, after, limit), nil
+}
 func (s *Store) DuplicateLocations(ctx context.Context, after string, limit int, withdrawn bool) ([]resolver.Duplicate, error) {
 	return s.view().duplicates(after, limit, withdrawn), nil
 }
@@ -231,6 +237,26 @@ func (d *data) staleKeys(version int, after string, limit int) []resolver.Key {
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	if len(out) > limit {
 		out = out[:limit]
+	}
+	return out
+}
+
+func (d *data) predecessors(keys []string) []resolver.Record {
+	var out []resolver.Record
+	for _, r := range sortedValues(d.records, func(r resolver.Record) int64 { return r.ID }) {
+		if r.SuccessorKey != "" && slices.Contains(keys, r.SuccessorKey) {
+			out = append(out, cloneRecord(r))
+		}
+	}
+	return out
+}
+
+func (d *data) staleSuccessors(version int, after int64, limit int) []resolver.Record {
+	var out []resolver.Record
+	for _, r := range sortedValues(d.records, func(r resolver.Record) int64 { return r.ID }) {
+		if r.ID > after && r.SuccessorVersion != 0 && r.SuccessorVersion < version && len(out) < limit {
+			out = append(out, cloneRecord(r))
+		}
 	}
 	return out
 }
@@ -421,6 +447,12 @@ func (t *tx) Records(ctx context.Context, after int64, limit int) ([]resolver.Re
 }
 func (t *tx) StaleKeys(ctx context.Context, v int, after string, limit int) ([]resolver.Key, error) {
 	return t.d.staleKeys(v, after, limit), nil
+}
+func (t *tx) Predecessors(ctx context.Context, keys []string) ([]resolver.Record, error) {
+	return t.d.predecessors(keys), nil
+}
+func (t *tx) StaleSuccessors(ctx context.Context, v int, after int64, limit int) ([]resolver.Record, error) {
+	return t.d.staleSuccessors(v, after, limit), nil
 }
 func (t *tx) DuplicateLocations(ctx context.Context, after string, limit int, withdrawn bool) ([]resolver.Duplicate, error) {
 	return t.d.duplicates(after, limit, withdrawn), nil

@@ -126,7 +126,7 @@ func (t *tx) InsertRecords(ctx context.Context, recs []*resolver.Record, keys []
 			ks = append(ks, k)
 			t.keys[k.Key] = true
 		}
-		c.row(16)
+		c.row(18)
 		c.int8(r.ID)
 		c.text(r.URN)
 		if r.Key == r.URN { // NULL where the column would repeat another, as recordArgs
@@ -155,6 +155,16 @@ func (t *tx) InsertRecords(ctx context.Context, recs []*resolver.Record, keys []
 		c.int8(r.AuthorityID)
 		c.timestamptz(r.Created)
 		c.timestamptz(r.Updated)
+		if r.SuccessorKey == "" { // NULL when none, as recordArgs
+			c.null()
+		} else {
+			c.text(r.SuccessorKey)
+		}
+		if r.SuccessorVersion == 0 {
+			c.null()
+		} else {
+			c.int4(int32(r.SuccessorVersion))
+		}
 	})
 	if err != nil {
 		return err
@@ -185,7 +195,8 @@ func (t *tx) InsertRecords(ctx context.Context, recs []*resolver.Record, keys []
 // recordColumns are the records table's columns in the order
 // InsertRecords writes them.
 var recordColumns = []string{"id", "urn", "key", "aliases", "loc_urls", "loc_types", "loc_labels", "loc_keys",
-	"metadata", "status", "redirect", "successor", "reason", "authority_id", "created", "updated"}
+	"metadata", "status", "redirect", "successor", "reason", "authority_id", "created", "updated",
+	"successor_key", "successor_version"}
 
 // AppendAll implements resolver.BulkTx: each entry is sealed against the
 // one before it, under the head lock, and all are stored with one COPY.

@@ -327,6 +327,22 @@ func (s *Store) StaleKeys(ctx context.Context, v int, after string, limit int) (
 	return ks, err
 }
 
+func (s *Store) Predecessors(ctx context.Context, keys []string) (recs []resolver.Record, err error) {
+	err = s.read(ctx, func(ctx context.Context, r reader) error {
+		recs, err = r.predecessors(ctx, keys)
+		return err
+	})
+	return recs, err
+}
+
+func (s *Store) StaleSuccessors(ctx context.Context, v int, after int64, limit int) (recs []resolver.Record, err error) {
+	err = s.read(ctx, func(ctx context.Context, r reader) error {
+		recs, err = r.staleSuccessors(ctx, v, after, limit)
+		return err
+	})
+	return recs, err
+}
+
 func (s *Store) DuplicateLocations(ctx context.Context, after string, limit int, withdrawn bool) (ds []resolver.Duplicate, err error) {
 	err = s.read(ctx, func(ctx context.Context, r reader) error {
 		ds, err = r.duplicateLocations(ctx, after, limit, withdrawn)

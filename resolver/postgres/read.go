@@ -32,7 +32,8 @@ const (
 )
 
 const recordCols = `r.id, r.urn, ` + colKey + `, r.aliases, r.loc_urls, r.loc_types, ` + colLocLabels + `, ` + colLocKeys + `,
-	r.metadata, r.status, r.redirect, r.successor, r.reason, r.authority_id, r.created, r.updated`
+	r.metadata, r.status, r.redirect, r.successor, r.reason, r.authority_id, r.created, r.updated,
+	coalesce(r.successor_key, ''), coalesce(r.successor_version, 0)`
 
 // scanRecord reads the columns recordCols lists (and extra ones after).
 func scanRecord(row pgx.Row, extra ...any) (resolver.Record, error) {
@@ -41,7 +42,8 @@ func scanRecord(row pgx.Row, extra ...any) (resolver.Record, error) {
 	var status string
 	var meta []byte
 	dest := append([]any{&r.ID, &r.URN, &r.Key, &r.Aliases, &urls, &types, &labels, &keys,
-		&meta, &status, &r.Redirect, &r.Successor, &r.Reason, &r.AuthorityID, &r.Created, &r.Updated}, extra...)
+		&meta, &status, &r.Redirect, &r.Successor, &r.Reason, &r.AuthorityID, &r.Created, &r.Updated,
+		&r.SuccessorKey, &r.SuccessorVersion}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return r, err
 	}
@@ -104,6 +106,23 @@ func (r reader) recordsByLocation(ctx context.Context, locKey string) ([]resolve
 
 func (r reader) recordsAfter(ctx context.Context, after int64, limit int) ([]resolver.Record, error) {
 	return r.records(ctx, `SELECT `+recordCols+` FROM records r WHERE r.id > $1 ORDER BY r.id LIMIT $2`, after, limit)
+}
+
+// predecessors finds the records by the partial index records_successor
+// (schema 3).
+func (r reader) predecessors(ctx context.Context, keys []string) ([]resolver.Record, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	return r.records(ctx, `SELECT `+recordCols+` FROM records r
+		WHERE r.successor_key = ANY($1::text[]) ORDER BY r.id`, keys)
+}
+
+// staleSuccessors reads the partial index records_successor_version,
+// which holds the records with a successor (schema 3).
+func (r reader) staleSuccessors(ctx context.Context, version int, after int64, limit int) ([]resolver.Record, error) {
+	return r.records(ctx, `SELECT `+recordCols+` FROM records r
+		WHERE r.successor_version IS NOT NULL AND r.successor_version < $1 AND r.id > $2 ORDER BY r.id LIMIT $3`, version, after, limit)
 }
 
 func (r reader) keySet(ctx context.Context, sql string, args ...any) ([]resolver.Key, error) {

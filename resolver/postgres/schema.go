@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/urikit/urikit/resolver"
 )
 
 // migrations are the schema's versions, applied in order, each once, each
@@ -124,11 +125,66 @@ ALTER TABLE records ALTER COLUMN key DROP NOT NULL,
 	ALTER COLUMN loc_keys DROP NOT NULL;
 ALTER TABLE keys ALTER COLUMN spelling DROP NOT NULL;
 `,
+	// Predecessor links: a withdrawn record's successor, when it is a URN,
+	// is stored as its equivalence key too (resolver.SuccessorKeyOf), with
+	// the urn.KeyVersion that computed it as keys.version is; both NULL
+	// when there is no key (successor_version is set for a URL
+	// successor). Partial indexes hold only the few rows with a
+	// successor: records_successor finds the records a record replaces
+	// (Reader.Predecessors), records_successor_version those whose key
+	// urikit migrate computes again (StaleSuccessors). The rows written
+	// before get their keys from fills[3].
+	3: `
+ALTER TABLE records ADD COLUMN successor_key text COLLATE "C",
+	ADD COLUMN successor_version integer;
+CREATE INDEX records_successor ON records (successor_key) WHERE successor_key IS NOT NULL;
+CREATE INDEX records_successor_version ON records (id) WHERE successor_version IS NOT NULL;
+`,
+}
+
+// fills compute, after a migration's SQL and in its transaction, what SQL
+// cannot: an equivalence key is the urn package's.
+var fills = map[int]func(context.Context, pgx.Tx) error{
+	3: fillSuccessorKeys,
+}
+
+// fillSuccessorKeys computes the successor key of every record that has a
+// successor (only withdrawn records do), by this build's rules.
+func fillSuccessorKeys(ctx context.Context, tx pgx.Tx) error {
+	rows, err := tx.Query(ctx, `SELECT id, successor FROM records WHERE successor <> ''`)
+	if err != nil {
+		return err
+	}
+	ids, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (struct {
+		id        int64
+		successor string
+	}, error) {
+		var f struct {
+			id        int64
+			successor string
+		}
+		err := row.Scan(&f.id, &f.successor)
+		return f, err
+	})
+	if err != nil {
+		return err
+	}
+	for _, f := range ids {
+		key, version := resolver.SuccessorKeyOf(f.successor)
+		var k any
+		if key != "" {
+			k = key
+		}
+		if _, err := tx.Exec(ctx, `UPDATE records SET successor_key = $1, successor_version = $2 WHERE id = $3`, k, version, f.id); err != nil {
+			return fmt.Errorf("record %d: %w", f.id, err)
+		}
+	}
+	return nil
 }
 
 // SchemaVersion is the schema version this build writes and reads: the
 // last of migrations (a test checks that they agree).
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // migrationLock is the advisory lock key that serializes migrations
 // between processes starting at once ("urikit" in ASCII).
@@ -178,6 +234,11 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, to int) (from int, err err
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
 				return err
+			}
+			if fill := fills[v]; fill != nil {
+				if err := fill(ctx, tx); err != nil {
+					return err
+				}
 			}
 			if _, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version) VALUES ($1)", v); err != nil {
 				return err

@@ -275,6 +275,12 @@ func (t *tx) Records(ctx context.Context, after int64, limit int) ([]resolver.Re
 func (t *tx) StaleKeys(ctx context.Context, v int, after string, limit int) ([]resolver.Key, error) {
 	return t.staleKeys(ctx, v, after, limit)
 }
+func (t *tx) Predecessors(ctx context.Context, keys []string) ([]resolver.Record, error) {
+	return t.predecessors(ctx, keys)
+}
+func (t *tx) StaleSuccessors(ctx context.Context, v int, after int64, limit int) ([]resolver.Record, error) {
+	return t.staleSuccessors(ctx, v, after, limit)
+}
 func (t *tx) DuplicateLocations(ctx context.Context, after string, limit int, withdrawn bool) ([]resolver.Duplicate, error) {
 	return t.duplicateLocations(ctx, after, limit, withdrawn)
 }
@@ -367,8 +373,17 @@ func recordArgs(r *resolver.Record) []any {
 	if keysAreURLs(r.Locations) {
 		keysArg = nil
 	}
+	// successor_key and successor_version are NULL when there is none
+	// (schema 3; the partial indexes hold only the others).
+	var succKey, succVersion any
+	if r.SuccessorKey != "" {
+		succKey = r.SuccessorKey
+	}
+	if r.SuccessorVersion != 0 {
+		succVersion = r.SuccessorVersion
+	}
 	return []any{r.URN, key, aliases, urls, types, labelsArg, keysArg, nonNil(r.Metadata), string(r.Status),
-		r.Redirect, r.Successor, r.Reason, r.AuthorityID, r.Created, r.Updated}
+		r.Redirect, r.Successor, r.Reason, r.AuthorityID, r.Created, r.Updated, succKey, succVersion}
 }
 
 // hasLabels reports whether a location has a label: if none has, the
@@ -410,9 +425,9 @@ func (t *tx) InsertRecord(ctx context.Context, r *resolver.Record) error {
 	}
 	// One statement, one round trip: the record, then its location keys.
 	return t.tx.QueryRow(ctx, `WITH r AS (INSERT INTO records (urn, key, aliases, loc_urls, loc_types, loc_labels, loc_keys,
-		metadata, status, redirect, successor, reason, authority_id, created, updated)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id),
-	l AS (INSERT INTO locations (key, record_id) SELECT DISTINCT unnest($16::text[]), (SELECT id FROM r))
+		metadata, status, redirect, successor, reason, authority_id, created, updated, successor_key, successor_version)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id),
+	l AS (INSERT INTO locations (key, record_id) SELECT DISTINCT unnest($18::text[]), (SELECT id FROM r))
 	SELECT id FROM r`, append(recordArgs(r), locationKeys(r))...).Scan(&r.ID)
 }
 
@@ -424,7 +439,7 @@ func (t *tx) UpdateRecord(ctx context.Context, r resolver.Record) error {
 	err := t.tx.QueryRow(ctx, `WITH old AS (SELECT `+colLocKeys+` AS loc_keys FROM records r WHERE r.id = $1)
 		UPDATE records SET urn = $2, key = $3, aliases = $4, loc_urls = $5, loc_types = $6,
 		loc_labels = $7, loc_keys = $8, metadata = $9, status = $10, redirect = $11, successor = $12, reason = $13,
-		authority_id = $14, created = $15, updated = $16 WHERE id = $1 RETURNING (SELECT loc_keys FROM old)`,
+		authority_id = $14, created = $15, updated = $16, successor_key = $17, successor_version = $18 WHERE id = $1 RETURNING (SELECT loc_keys FROM old)`,
 		append([]any{r.ID}, recordArgs(&r)...)...).Scan(&oldKeys)
 	if err != nil {
 		return notFound(err)

@@ -39,6 +39,7 @@ ids AS (
 SELECT ids.id, r.id IS NOT NULL,
 	r.urn, ` + colKey + `, r.aliases, r.loc_urls, r.loc_types, ` + colLocLabels + `, ` + colLocKeys + `,
 	r.metadata, r.status, r.redirect, r.successor, r.reason, r.authority_id, r.created, r.updated,
+	r.successor_key, r.successor_version,
 	h.seq, h.time, h.action, h.subject, h.record_id, h.authority_id, h.actor, h.data, h.prev, h.hash,
 	k.keys, k.spellings, k.roles, k.versions,
 	ARRAY(SELECT DISTINCT lk FROM unnest(` + colLocKeys + `) lk
@@ -87,7 +88,8 @@ func (r reader) recordStates(ctx context.Context, after int64, limit int) ([]res
 	var out []resolver.RecordState
 	for rows.Next() {
 		var st resolver.RecordState
-		var urn, key, status, successor, reason *string
+		var urn, key, status, successor, reason, successorKey *string
+		var successorVersion *int32
 		var aliases, urls, types, labels, locKeys []string
 		var meta []byte
 		var redirect *int32
@@ -102,6 +104,7 @@ func (r reader) recordStates(ctx context.Context, after int64, limit int) ([]res
 		if err := rows.Scan(&st.ID, &st.HasRecord,
 			&urn, &key, &aliases, &urls, &types, &labels, &locKeys,
 			&meta, &status, &redirect, &successor, &reason, &authority, &created, &updated,
+			&successorKey, &successorVersion,
 			&seq, &etime, &action, &subject, &erec, &eauth, &actor, &data, &prev, &hash,
 			&keys, &spellings, &roles, &versions, &st.Locations); err != nil {
 			return nil, err
@@ -113,6 +116,10 @@ func (r reader) recordStates(ctx context.Context, after int64, limit int) ([]res
 			rec := &st.Record
 			rec.ID, rec.URN, rec.Key, rec.Status = st.ID, deref(urn), deref(key), resolver.Status(deref(status))
 			rec.Successor, rec.Reason, rec.Metadata = deref(successor), deref(reason), meta
+			rec.SuccessorKey = deref(successorKey)
+			if successorVersion != nil {
+				rec.SuccessorVersion = int(*successorVersion)
+			}
 			if len(aliases) > 0 {
 				rec.Aliases = aliases
 			}

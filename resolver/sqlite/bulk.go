@@ -60,12 +60,12 @@ const (
 // an import changes again: several kilobytes a statement.
 var (
 	bulkHead = [numBulkTables]string{
-		bulkRecords:   `INSERT OR FAIL INTO records (id, urn, key, status, redirect, successor, reason, authority_id, created, updated, body) VALUES `,
+		bulkRecords:   `INSERT OR FAIL INTO records (id, urn, key, status, redirect, successor, reason, authority_id, created, updated, body, successor_key, successor_version) VALUES `,
 		bulkLocations: `INSERT OR IGNORE INTO locations (key, record_id) VALUES `,
 		bulkKeys:      `INSERT OR FAIL INTO keys (` + keyInsertCols + `) VALUES `,
 		bulkHistory:   `INSERT OR FAIL INTO history (` + entryCols + `) VALUES `,
 	}
-	bulkCols = [numBulkTables]int{bulkRecords: 11, bulkLocations: 2, bulkKeys: 5, bulkHistory: 10}
+	bulkCols = [numBulkTables]int{bulkRecords: 13, bulkLocations: 2, bulkKeys: 5, bulkHistory: 10}
 )
 
 // bulkSQL is the INSERT of rows rows into t. A column whose lits entry is

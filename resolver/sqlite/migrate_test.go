@@ -28,7 +28,8 @@ import (
 //	URIKIT_MAKE_SCHEMA_FIXTURE=testdata/schema-v2 go test -run TestMakeSchemaFixture ./resolver/sqlite
 //
 // testdata/schema-v1 was made so with the tree of commit a4d5b4a, the last
-// one with schema version 1, and this file.
+// one with schema version 1, and this file; testdata/schema-v2 with the
+// tree of commit 9aff447, the last one with schema version 2.
 const envMakeFixture = "URIKIT_MAKE_SCHEMA_FIXTURE"
 
 // storeDump is everything the Store's read methods return about a store,
@@ -372,6 +373,20 @@ func TestSchemaFixtures(t *testing.T) {
 			}
 			svc := resolver.New(st, resolver.Options{AdminToken: adminToken})
 			raw := rawDB(t, st)
+			// Migration 3 computed the successor key of the record the
+			// old build withdrew: its successor lists it as a predecessor,
+			// found through the index (Verify below checks the key).
+			succ, err := svc.Lookup(ctx, urn.MustParse("urn:example:shared-1"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if preds, err := svc.Predecessors(ctx, succ); err != nil || !slices.Equal(preds, []string{"urn:example:gone"}) {
+				t.Fatalf("predecessors of the old withdrawal's successor: %q %v", preds, err)
+			}
+			var keyed, versioned int
+			if err := raw.QueryRow(`SELECT count(successor_key), count(successor_version) FROM records`).Scan(&keyed, &versioned); err != nil || keyed != 1 || versioned != 1 {
+				t.Fatalf("successor keys after the migration: %d keys, %d versions, %v; want 1 and 1 (one withdrawal with a successor)", keyed, versioned, err)
+			}
 			// The fixture's stale key and second name key were put straight
 			// into the keys table (to give StaleKeys and the re-keying code
 			// something to find), with no history entry: verify names the

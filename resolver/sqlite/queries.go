@@ -23,6 +23,9 @@ const (
 	qRecords
 	qStaleKeysCurrent
 	qStaleKeys
+	qPredecessors
+	qStaleSuccessorsCurrent
+	qStaleSuccessors
 	qDuplicateKeys
 	qDuplicateKeysActive
 	qDuplicateURNs
@@ -66,7 +69,7 @@ const (
 
 // recordCols and keyCols read the columns that schema 2 leaves NULL when
 // they repeat another (records.key, keys.spelling) or are empty.
-const recordCols = `r.id, r.urn, coalesce(r.key, r.urn), r.status, r.redirect, coalesce(r.successor, ''), coalesce(r.reason, ''), r.authority_id, r.created, r.updated, r.body`
+const recordCols = `r.id, r.urn, coalesce(r.key, r.urn), r.status, r.redirect, coalesce(r.successor, ''), coalesce(r.reason, ''), r.authority_id, r.created, r.updated, r.body, coalesce(r.successor_key, ''), coalesce(r.successor_version, 0)`
 const keyCols = `key, coalesce(spelling, key), record_id, role, version`
 
 // keyInsertCols are the columns of keys, in the order of keyArgs.
@@ -94,13 +97,24 @@ var sqlText = [numQueries]string{
 	// read in key order and filtered.
 	qStaleKeysCurrent: fmt.Sprintf(`SELECT `+keyCols+` FROM keys INDEXED BY %s WHERE version < %d AND key > ? ORDER BY key LIMIT ?`, staleIndex, urn.KeyVersion),
 	qStaleKeys:        `SELECT ` + keyCols + ` FROM keys WHERE key > ? AND version < ? ORDER BY key LIMIT ?`,
-	qDuplicateKeys:    `SELECT key FROM locations WHERE key > ? GROUP BY key HAVING count(*) > 1 ORDER BY key LIMIT ?`,
-	qDuplicateURNs:    `SELECT r.urn, r.status FROM locations l JOIN records r ON r.id = l.record_id WHERE l.key = ? ORDER BY r.id`,
-	qAuthority:        `SELECT id, name, prefixes, created, updated FROM authorities WHERE id = ?`,
-	qAuthorities:      `SELECT id, name, prefixes, created, updated FROM authorities ORDER BY id`,
-	qTokenByHash:      `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE hash = ?`,
-	qTokens:           `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE authority_id = ? ORDER BY id`,
-	qRules:            `SELECT id, prefix, target, created FROM rules ORDER BY id`,
+	// Predecessors: the keys as one JSON array (as qTakenKeys), each
+	// looked up in the partial index of successor keys. IN, not a join:
+	// a key given twice finds its records once (a record's few keys).
+	qPredecessors: `SELECT ` + recordCols + ` FROM records r INDEXED BY records_successor
+		WHERE r.successor_key IN (SELECT value FROM json_each(?)) ORDER BY r.id`,
+	// Stale successor keys, as stale keys: from the partial index for this
+	// build's version (ensureStaleIndex), else by ID and filtered (a NULL
+	// successor_version, no successor, is never below).
+	qStaleSuccessorsCurrent: fmt.Sprintf(`SELECT `+recordCols+` FROM records r INDEXED BY %s WHERE r.successor_version < %d AND r.id > ? ORDER BY r.id LIMIT ?`,
+		staleSuccessorIndex, urn.KeyVersion),
+	qStaleSuccessors: `SELECT ` + recordCols + ` FROM records r WHERE r.id > ? AND r.successor_version < ? ORDER BY r.id LIMIT ?`,
+	qDuplicateKeys:   `SELECT key FROM locations WHERE key > ? GROUP BY key HAVING count(*) > 1 ORDER BY key LIMIT ?`,
+	qDuplicateURNs:   `SELECT r.urn, r.status FROM locations l JOIN records r ON r.id = l.record_id WHERE l.key = ? ORDER BY r.id`,
+	qAuthority:       `SELECT id, name, prefixes, created, updated FROM authorities WHERE id = ?`,
+	qAuthorities:     `SELECT id, name, prefixes, created, updated FROM authorities ORDER BY id`,
+	qTokenByHash:     `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE hash = ?`,
+	qTokens:          `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE authority_id = ? ORDER BY id`,
+	qRules:           `SELECT id, prefix, target, created FROM rules ORDER BY id`,
 	// A record's history a page at a time, either way: a range of the
 	// history_record index (record_id, seq), read forwards or backwards
 	// from the cursor. Newest first, the time bound is checked row by row
@@ -117,10 +131,10 @@ var sqlText = [numQueries]string{
 	qDuplicateKeysActive: `SELECT l.key FROM locations l JOIN records r ON r.id = l.record_id
 		WHERE l.key > ? AND r.status = 0 GROUP BY l.key HAVING count(*) > 1 ORDER BY l.key LIMIT ?`,
 
-	qInsertRecord: `INSERT INTO records (urn, key, status, redirect, successor, reason, authority_id, created, updated, body)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	qInsertRecord: `INSERT INTO records (urn, key, status, redirect, successor, reason, authority_id, created, updated, body, successor_key, successor_version)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	qUpdateRecord: `UPDATE records SET urn = ?, key = ?, status = ?, redirect = ?, successor = ?, reason = ?,
-		authority_id = ?, created = ?, updated = ?, body = ? WHERE id = ?`,
+		authority_id = ?, created = ?, updated = ?, body = ?, successor_key = ?, successor_version = ? WHERE id = ?`,
 	qInsertLocation: `INSERT OR IGNORE INTO locations (key, record_id) VALUES (?, ?)`,
 	qDeleteLocation: `DELETE FROM locations WHERE key = ? AND record_id = ?`,
 	// One statement does all of PutKey: insert the key, or update it when

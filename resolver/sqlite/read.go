@@ -35,11 +35,11 @@ func scanRecord(rows *sql.Rows, head ...any) (resolver.Record, error) {
 	var r resolver.Record
 	var body sql.RawBytes
 	var status, created, updated int64
-	var dest [12]any
+	var dest [14]any
 	n := copy(dest[:1], head)
-	dest[n], dest[n+1], dest[n+2], dest[n+3], dest[n+4], dest[n+5], dest[n+6], dest[n+7], dest[n+8], dest[n+9], dest[n+10] =
-		&r.ID, &r.URN, &r.Key, &status, &r.Redirect, &r.Successor, &r.Reason, &r.AuthorityID, &created, &updated, &body
-	if err := rows.Scan(dest[:n+11]...); err != nil {
+	dest[n], dest[n+1], dest[n+2], dest[n+3], dest[n+4], dest[n+5], dest[n+6], dest[n+7], dest[n+8], dest[n+9], dest[n+10], dest[n+11], dest[n+12] =
+		&r.ID, &r.URN, &r.Key, &status, &r.Redirect, &r.Successor, &r.Reason, &r.AuthorityID, &created, &updated, &body, &r.SuccessorKey, &r.SuccessorVersion
+	if err := rows.Scan(dest[:n+13]...); err != nil {
 		return r, err
 	}
 	var ok bool
@@ -213,6 +213,30 @@ func (rd reader) StaleKeys(ctx context.Context, version int, after string, limit
 		return rd.keys(ctx, rd.q[qStaleKeysCurrent], after, limit)
 	}
 	return rd.keys(ctx, rd.q[qStaleKeys], after, version, limit)
+}
+
+// Predecessors implements resolver.Reader.
+func (rd reader) Predecessors(ctx context.Context, keys []string) ([]resolver.Record, error) {
+	if len(keys) == 0 {
+		return nil, rd.live()
+	}
+	arr, err := json.Marshal(keys)
+	if err != nil {
+		return nil, err
+	}
+	return rd.records(ctx, "finding predecessors", qPredecessors, string(arr))
+}
+
+// StaleSuccessors reads the partial index of stale successor keys when
+// version is this build's urn.KeyVersion, as StaleKeys does.
+func (rd reader) StaleSuccessors(ctx context.Context, version int, after int64, limit int) ([]resolver.Record, error) {
+	if limit <= 0 {
+		return nil, rd.live()
+	}
+	if version == urn.KeyVersion {
+		return rd.records(ctx, "finding stale successor keys", qStaleSuccessorsCurrent, after, limit)
+	}
+	return rd.records(ctx, "finding stale successor keys", qStaleSuccessors, after, version, limit)
 }
 
 func (rd reader) DuplicateLocations(ctx context.Context, after string, limit int, withdrawn bool) ([]resolver.Duplicate, error) {

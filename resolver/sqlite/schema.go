@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/urn"
 )
 
@@ -25,6 +26,9 @@ type migration struct {
 	version int
 	name    string
 	stmts   []string
+	// fill, when set, runs after stmts in the same transaction: for data
+	// that SQL cannot compute (an equivalence key is the urn package's).
+	fill func(context.Context, *sql.Conn) error
 }
 
 var migrations = []migration{
@@ -114,7 +118,7 @@ var migrations = []migration{
 			hash         BLOB    NOT NULL
 		)`,
 		`CREATE INDEX history_record ON history(record_id, seq)`,
-	}},
+	}, nil},
 	// Smaller rows for records and keys, and no foreign key from keys and
 	// locations to records. An import writes a record, a key and a
 	// location or two a name, and checking each row's reference cost a
@@ -184,7 +188,58 @@ var migrations = []migration{
 			FROM records ORDER BY id`,
 		`DROP TABLE records`,
 		`ALTER TABLE records_v2 RENAME TO records`,
-	}},
+	}, nil},
+	// Predecessor links: a withdrawn record's successor, when it is a URN,
+	// is stored as its equivalence key too (resolver.SuccessorKeyOf), with
+	// the urn.KeyVersion that computed it as the keys table does, so that
+	// the records a record replaces are found by its keys
+	// (Reader.Predecessors) through a partial index that holds only the
+	// rows with a key: a few, in a directory of mostly active names.
+	// successor_version is NULL when there is no successor. The records
+	// written before get them from fillSuccessorKeys.
+	{3, "successor keys for predecessor links", []string{
+		`ALTER TABLE records ADD COLUMN successor_key TEXT`,
+		`ALTER TABLE records ADD COLUMN successor_version INTEGER`,
+		`CREATE INDEX records_successor ON records(successor_key) WHERE successor_key IS NOT NULL`,
+	}, fillSuccessorKeys},
+}
+
+// fillSuccessorKeys computes the successor key of every record that has a
+// successor, by this build's rules (migration 3). Only withdrawn records
+// have one.
+func fillSuccessorKeys(ctx context.Context, conn *sql.Conn) error {
+	rows, err := conn.QueryContext(ctx, `SELECT id, successor FROM records WHERE successor IS NOT NULL`)
+	if err != nil {
+		return err
+	}
+	type fill struct {
+		id        int64
+		successor string
+	}
+	var fills []fill
+	for rows.Next() {
+		var f fill
+		if err := rows.Scan(&f.id, &f.successor); err != nil {
+			rows.Close()
+			return err
+		}
+		fills = append(fills, f)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, f := range fills {
+		key, version := resolver.SuccessorKeyOf(f.successor)
+		var k any
+		if key != "" {
+			k = key
+		}
+		if _, err := conn.ExecContext(ctx, `UPDATE records SET successor_key = ?, successor_version = ? WHERE id = ?`, k, version, f.id); err != nil {
+			return fmt.Errorf("record %d: %w", f.id, err)
+		}
+	}
+	return nil
 }
 
 // Latest is the schema version this build writes.
@@ -236,8 +291,12 @@ func migrate(ctx context.Context, conn *sql.Conn) (Migration, error) {
 }
 
 // staleIndex names the partial index of the keys that this build's
-// urn.KeyVersion makes stale.
-var staleIndex = fmt.Sprintf("keys_stale_v%d", urn.KeyVersion)
+// urn.KeyVersion makes stale, staleSuccessorIndex that of the records
+// whose successor key it makes stale.
+var (
+	staleIndex          = fmt.Sprintf("keys_stale_v%d", urn.KeyVersion)
+	staleSuccessorIndex = fmt.Sprintf("records_successor_stale_v%d", urn.KeyVersion)
+)
 
 // ensureStaleIndex creates, when missing, a partial index of the keys whose
 // version is below urn.KeyVersion: the keys Service.Migrate must compute
@@ -250,13 +309,27 @@ var staleIndex = fmt.Sprintf("keys_stale_v%d", urn.KeyVersion)
 // re-key is due). Indexes for other versions are left alone: an older build
 // opening the same file (the CLI beside a newer server) keeps its own, and
 // each is as small as the keys stale for it.
+//
+// The successor keys (records.successor_key, schema 3) get the same: a
+// partial index of the records whose successor_version is below this
+// build's (StaleSuccessors).
 func ensureStaleIndex(ctx context.Context, conn *sql.Conn) error {
-	var n int
-	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = ?`, staleIndex).Scan(&n); err != nil || n > 0 {
-		return err
+	for _, ix := range []struct{ name, def string }{
+		{staleIndex, fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON keys(key) WHERE version < %d`, staleIndex, urn.KeyVersion)},
+		{staleSuccessorIndex, fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON records(id) WHERE successor_version < %d`, staleSuccessorIndex, urn.KeyVersion)},
+	} {
+		var n int
+		if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = ?`, ix.name).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			continue
+		}
+		if _, err := conn.ExecContext(ctx, ix.def); err != nil {
+			return err
+		}
 	}
-	_, err := conn.ExecContext(ctx, fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON keys(key) WHERE version < %d`, staleIndex, urn.KeyVersion))
-	return err
+	return nil
 }
 
 // checkApplicationID refuses a file that is a database of another program,
@@ -326,6 +399,11 @@ func applyMigration(ctx context.Context, conn *sql.Conn, mg migration) (applied 
 	}
 	for _, s := range mg.stmts {
 		if _, err := conn.ExecContext(ctx, s); err != nil {
+			return false, err
+		}
+	}
+	if mg.fill != nil {
+		if err := mg.fill(ctx, conn); err != nil {
 			return false, err
 		}
 	}

@@ -111,7 +111,9 @@ func affected(ctx context.Context, what string, res sql.Result) (int64, error) {
 
 // recordArgs are the values of a record's columns after its ID, as schema
 // 2 stores them: key NULL when it equals urn, successor and reason NULL
-// when empty, the status as its code. They are of the types the driver
+// when empty, the status as its code; and, since schema 3, the
+// successor's key and its version, NULL when there is no key (none of a
+// new record's: a bulk call writes them as literals, see constantColumns). They are of the types the driver
 // binds as they are, so that the bulk path can hand them to it directly.
 func recordArgs(r *resolver.Record) ([]driver.Value, error) {
 	return appendRecordArgs(make([]driver.Value, 0, bulkCols[bulkRecords]), r, &recordBoxes{})
@@ -128,7 +130,16 @@ func appendRecordArgs(a []driver.Value, r *resolver.Record, b *recordBoxes) ([]d
 	}
 	return append(a, r.URN, unlessEqual(r.Key, r.URN), status, b.redirect.int(int64(r.Redirect)), unlessEqual(r.Successor, ""),
 		unlessEqual(r.Reason, ""), b.authority.int(r.AuthorityID), b.created.int(micros(r.Created)), b.updated.int(micros(r.Updated)),
-		encodeBody(r)), nil
+		encodeBody(r), unlessEqual(r.SuccessorKey, ""), successorVersion(r)), nil
+}
+
+// successorVersion is the successor_version of r: NULL when it has no
+// successor (the partial index of stale successor keys leaves it out).
+func successorVersion(r *resolver.Record) driver.Value {
+	if r.SuccessorVersion == 0 {
+		return nil
+	}
+	return int64(r.SuccessorVersion)
 }
 
 // box is the interface value of one column in the rows of a bulk call,

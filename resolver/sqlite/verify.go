@@ -31,6 +31,7 @@ const qRecordStates = `WITH ids(id) AS (
 	ORDER BY id LIMIT ?2)
 SELECT ids.id,
 	r.id, r.urn, coalesce(r.key, r.urn), r.status, r.redirect, coalesce(r.successor, ''), coalesce(r.reason, ''), r.authority_id, r.created, r.updated, r.body,
+	coalesce(r.successor_key, ''), coalesce(r.successor_version, 0),
 	h.seq, h.time, h.action, h.subject, h.record_id, h.authority_id, h.actor, h.data, h.prev, h.hash,
 	k.key, coalesce(k.spelling, k.key), k.role, k.version
 FROM ids
@@ -104,6 +105,8 @@ func recordStates(ctx context.Context, q queryer, after int64, limit int) ([]res
 		var rid, status, redirect, authority, created, updated sql.NullInt64
 		var urn, key, successor, reason sql.NullString
 		var body []byte
+		var successorKey string
+		var successorVersion int
 		var seq, etime, erec, eauth sql.NullInt64
 		var action, subject, actor sql.NullString
 		var data, prev, hash []byte
@@ -111,6 +114,7 @@ func recordStates(ctx context.Context, q queryer, after int64, limit int) ([]res
 		var role, version sql.NullInt64
 		if err := rows.Scan(&id,
 			&rid, &urn, &key, &status, &redirect, &successor, &reason, &authority, &created, &updated, &body,
+			&successorKey, &successorVersion,
 			&seq, &etime, &action, &subject, &erec, &eauth, &actor, &data, &prev, &hash,
 			&kkey, &spelling, &role, &version); err != nil {
 			return nil, storeErr(ctx, what, err)
@@ -128,6 +132,7 @@ func recordStates(ctx context.Context, q queryer, after int64, limit int) ([]res
 				r.ID, r.URN, r.Key = rid.Int64, urn.String, key.String
 				r.Redirect, r.Successor, r.Reason, r.AuthorityID = int(redirect.Int64), successor.String, reason.String, authority.Int64
 				r.Created, r.Updated = fromMicros(created.Int64), fromMicros(updated.Int64)
+				r.SuccessorKey, r.SuccessorVersion = successorKey, successorVersion
 				if err := decodeBody(body, r); err != nil {
 					// A body that does not decode was written by something
 					// other than urikit: say which record, for Verify.

@@ -38,6 +38,10 @@ func TestVerifyFindsSQLEdits(t *testing.T) {
 			[]string{"urn:example:b-alias"}},
 		{"RecordKey", `UPDATE records SET key = 'urn:example:zz' WHERE urn = 'urn:example:b'`,
 			[]string{`the records table gives it the key "urn:example:zz", but its name's key is "urn:example:b"`}},
+		// A predecessor link forged: a successor key on a record with no
+		// successor makes it a predecessor of urn:example:a.
+		{"SuccessorKeyForged", `UPDATE records SET successor_key = 'urn:example:a', successor_version = ` + strconv.Itoa(urn.KeyVersion) + ` WHERE urn = 'urn:example:b'`,
+			[]string{`it has no successor, but the records table holds the successor key "urn:example:a"`}},
 		{"RecordDeleted", `DELETE FROM records WHERE urn = 'urn:example:b'`,
 			[]string{"urn:example:b", "the records table has no row for it"}},
 	} {
@@ -88,6 +92,43 @@ func TestVerifyFindsSQLEdits(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestVerifyFindsSuccessorKeyEdits: the successor key of a withdrawn
+// record, changed or removed with SQL, no longer agrees with its
+// successor: Verify names the record (its predecessor link is wrong).
+func TestVerifyFindsSuccessorKeyEdits(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct{ sql, want string }{
+		{`UPDATE records SET successor_key = 'urn:example:zz' WHERE urn = 'urn:example:b'`,
+			`holds the successor key "urn:example:zz", but the key of its successor "urn:example:a" is "urn:example:a"`},
+		{`UPDATE records SET successor_key = NULL, successor_version = NULL WHERE urn = 'urn:example:b'`,
+			`holds no successor key for its successor "urn:example:a"`},
+	} {
+		f := newFixture(t, t.TempDir())
+		for _, n := range []string{"urn:example:a", "urn:example:b"} {
+			if _, _, err := f.svc.Put(ctx, f.m, n, input("https://example.org/"+n)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, err := f.svc.Withdraw(ctx, f.m, "urn:example:b", "", "urn:example:a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.svc.Verify(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		if res, err := rawDB(t, f.st).Exec(tc.sql); err != nil {
+			t.Fatal(err)
+		} else if n, _ := res.RowsAffected(); n != 1 {
+			t.Fatalf("the edit changed %d rows", n)
+		}
+		_, err = f.svc.Verify(ctx, nil)
+		var se *resolver.StateError
+		if !errors.As(err, &se) || se.RecordID != b.ID || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Verify after %s: %v, want a state error of record %d saying %q", tc.sql, err, b.ID, tc.want)
+		}
 	}
 }
 

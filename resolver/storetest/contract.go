@@ -28,6 +28,7 @@ func RunContract(t *testing.T, b Backend) {
 		{"LocationIndex", testLocationIndex},
 		{"Paging", testPaging},
 		{"StaleKeys", testStaleKeys},
+		{"SuccessorKeys", testSuccessorKeyStored},
 		{"AuthoritiesTokensRules", testAuthorities},
 		{"Settings", testSettings},
 		{"HistoryKeptExactly", testHistory},

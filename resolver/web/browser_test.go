@@ -236,6 +236,16 @@ func TestBrowserReadingWithoutScript(t *testing.T) {
 	if h := textOf(t, ctx, "h1"); h != "urn:isbn:9780395363416" {
 		t.Errorf("successor h1 %q", h)
 	}
+	// The successor lists the name it replaces, and links back to it.
+	if s := textOf(t, ctx, "section[aria-labelledby=rec-h]"); !strings.Contains(s, "Replaces urn:example:old-report") {
+		t.Errorf("record section %q lacks the predecessor", s)
+	}
+	if st := load(t, ctx, "predecessor", chromedp.Click(chromedp.CSS(`a[rel="predecessor-version"]`))); st != 410 {
+		t.Errorf("predecessor: %d", st)
+	}
+	if h := textOf(t, ctx, "h1"); h != "urn:example:old-report" {
+		t.Errorf("predecessor h1 %q", h)
+	}
 	// A malformed name: 400 and the caret.
 	if st := load(t, ctx, "malformed", chromedp.Navigate(srv.URL+"/?urn="+url.QueryEscape("urn:example:a b"))); st != 400 {
 		t.Errorf("malformed: %d", st)

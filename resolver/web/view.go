@@ -175,13 +175,16 @@ type recordView struct {
 	Status    string
 	Reason    string
 	Successor *link
-	Redirect  string // "303 See Other"
-	Aliases   []link
-	Locations []locationView
-	Metadata  string // indented JSON; "" when the object is empty
-	Authority int64
-	Created   time.Time
-	Updated   time.Time
+	// Predecessors are the withdrawn records that name this one as their
+	// successor, linked to their pages.
+	Predecessors []link
+	Redirect     string // "303 See Other"
+	Aliases      []link
+	Locations    []locationView
+	Metadata     string // indented JSON; "" when the object is empty
+	Authority    int64
+	Created      time.Time
+	Updated      time.Time
 	// ETag is the record's entity-tag (resolver.Record.ETag): the page's
 	// writes send it in If-Match, so that one made meanwhile by someone
 	// else is not overwritten.
@@ -203,6 +206,9 @@ func recordViewOf(r resolver.Record) recordView {
 	}
 	for _, a := range r.Aliases {
 		v.Aliases = append(v.Aliases, link{Text: a, URL: template.URL(pageURL(a))})
+	}
+	for _, p := range r.Predecessors {
+		v.Predecessors = append(v.Predecessors, link{Text: p, URL: template.URL(pageURL(p))})
 	}
 	for i, l := range r.Locations {
 		v.Locations = append(v.Locations, locationView{N: i + 1, URL: l.URL, Type: l.Type, Label: l.Label})

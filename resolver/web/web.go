@@ -291,6 +291,16 @@ func (h *handler) serveName(w http.ResponseWriter, r *http.Request, name string,
 		}
 		return
 	}
+	// The records it replaces are shown, and are part of the entity-tag
+	// that the page's writes send in If-Match (resolver.Record.ETag).
+	shown, err := h.svc.WithPredecessors(ctx, rec)
+	if err != nil {
+		h.log.Error("page predecessors", "urn", rec.URN, "err", err)
+		h.problem(w, r, http.StatusServiceUnavailable, "Directory unavailable",
+			"The directory's store did not answer in time. Try again in a moment.")
+		return
+	}
+	rec = shown
 	d.Found = true
 	d.Record = recordViewOf(rec)
 	d.Record.WithdrawnAt = withdrawn
@@ -312,6 +322,12 @@ func (h *handler) serveName(w http.ResponseWriter, r *http.Request, name string,
 		status = http.StatusGone
 		if rec.Successor != "" && linkSafe(rec.Successor) {
 			w.Header().Set("Link", "<"+rec.Successor+`>; rel="successor-version"`)
+		}
+	}
+	// Each record it replaces, as a link of RFC 5829's inverse relation.
+	for _, p := range rec.Predecessors {
+		if linkSafe(p) {
+			w.Header().Add("Link", "<"+p+`>; rel="predecessor-version"`)
 		}
 	}
 	d.Status = status

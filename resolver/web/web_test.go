@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/memstore"
+	"github.com/urikit/urikit/urn"
 )
 
 // server serves the page alone (no JSON API) on loopback.
@@ -611,5 +613,47 @@ func TestNamePageLongHistory(t *testing.T) {
 		if resp, _ := get(t, srv, "/names/"+name+"?"+q); resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("?%s: status %d", q, resp.StatusCode)
 		}
+	}
+}
+
+// TestPredecessorsOnPage: the page of a name lists the withdrawn records
+// that name it as their successor, as links to their pages and in Link
+// headers (relation predecessor-version, RFC 5829); the entity-tag the
+// page's writes send in If-Match is that of the record shown with them,
+// which a conditional write accepts.
+func TestPredecessorsOnPage(t *testing.T) {
+	srv, fx := server(t)
+	resp, body := get(t, srv, "/names/urn:isbn:9780395363416")
+	wantStatus(t, resp, body, 200)
+	if l := resp.Header.Values("Link"); !slices.Equal(l, []string{`<urn:example:old-report>; rel="predecessor-version"`}) {
+		t.Errorf("Link %q", l)
+	}
+	wantIn(t, text(body), "Replaces urn:example:old-report")
+	wantIn(t, body, `<a rel="predecessor-version" href="/names/urn:example:old-report"><code>urn:example:old-report</code></a>`)
+	// A name that replaces none shows no such line.
+	resp, body = get(t, srv, "/names/urn:example:old-report")
+	wantStatus(t, resp, body, 410)
+	if strings.Contains(body, "Replaces") || strings.Contains(body, "predecessor-version") {
+		t.Errorf("a page without predecessors shows some: %v", resp.Header.Values("Link"))
+	}
+
+	_, body = get(t, srv, "/names/urn:isbn:9780395363416")
+	m := regexp.MustCompile(`data-etag="([^"]*)"`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatal("no data-etag on the page")
+	}
+	tag := html.UnescapeString(m[1])
+	ctx := context.Background()
+	p, err := fx.svc.Authenticate(ctx, fx.token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := fx.svc.Lookup(ctx, urn.MustParse("urn:isbn:9780395363416"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := resolver.RecordInput{Aliases: rec.Aliases, Locations: rec.Locations[:1], Metadata: rec.Metadata, Redirect: rec.Redirect}
+	if _, _, err := fx.svc.Put(ctx, p, rec.URN, in, resolver.Precondition{IfMatch: []string{tag}}); err != nil {
+		t.Fatalf("a write with the page's entity-tag: %v", err)
 	}
 }

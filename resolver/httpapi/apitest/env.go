@@ -395,6 +395,20 @@ func (s *switchStore) StaleKeys(ctx context.Context, v int, after string, limit 
 	return s.Store.StaleKeys(ctx, v, after, limit)
 }
 
+func (s *switchStore) Predecessors(ctx context.Context, keys []string) ([]resolver.Record, error) {
+	if err := s.err(); err != nil {
+		return nil, err
+	}
+	return s.Store.Predecessors(ctx, keys)
+}
+
+func (s *switchStore) StaleSuccessors(ctx context.Context, v int, after int64, limit int) ([]resolver.Record, error) {
+	if err := s.err(); err != nil {
+		return nil, err
+	}
+	return s.Store.StaleSuccessors(ctx, v, after, limit)
+}
+
 func (s *switchStore) RecordStates(ctx context.Context, after int64, limit int) ([]resolver.RecordState, error) {
 	if err := s.err(); err != nil {
 		return nil, err

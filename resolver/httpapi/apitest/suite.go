@@ -47,6 +47,7 @@ func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
 		{"QComponent", testQComponent},
 		{"Withdrawn", testWithdrawn},
 		{"WithdrawalNoticeRestated", testWithdrawalNoticeRestated},
+		{"Predecessors", testPredecessors},
 		{"AsOf", testAsOf},
 		{"AsOfDate", testAsOfDate},
 		{"DuplicatesWithdrawn", testDuplicatesWithdrawn},
