@@ -25,7 +25,8 @@ type recordJSON struct {
 	Updated   time.Time       `json:"updated"`
 	// Predecessors is never in a history entry: a Record read from a
 	// store has none (see Record.Predecessors).
-	Predecessors []string `json:"predecessors,omitempty"`
+	Predecessors     []string `json:"predecessors,omitempty"`
+	MorePredecessors bool     `json:"more_predecessors,omitempty"`
 }
 
 // MarshalJSON gives the record's public JSON form (the body of
@@ -35,7 +36,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		URN: r.URN, Aliases: r.Aliases, Locations: r.Locations, Metadata: r.Metadata,
 		Status: r.Status, Redirect: r.Redirect, Successor: r.Successor, Reason: r.Reason,
 		Authority: r.AuthorityID, Created: r.Created.UTC(), Updated: r.Updated.UTC(),
-		Predecessors: r.Predecessors,
+		Predecessors: r.Predecessors, MorePredecessors: r.MorePredecessors,
 	}
 	if j.Aliases == nil {
 		j.Aliases = []string{}
@@ -131,6 +132,9 @@ func appendRecordJSON(b []byte, j *recordJSON) ([]byte, bool) {
 		}
 		b = append(b, ']')
 	}
+	if j.MorePredecessors {
+		b = append(b, `,"more_predecessors":true`...)
+	}
 	return append(b, '}'), ok
 }
 
@@ -186,7 +190,7 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 		URN: j.URN, Aliases: j.Aliases, Locations: j.Locations, Metadata: j.Metadata,
 		Status: j.Status, Redirect: j.Redirect, Successor: j.Successor, Reason: j.Reason,
 		AuthorityID: j.Authority, Created: j.Created, Updated: j.Updated,
-		Predecessors: j.Predecessors,
+		Predecessors: j.Predecessors, MorePredecessors: j.MorePredecessors,
 	}
 	return nil
 }

@@ -26,6 +26,7 @@ func FuzzAppendRecordJSON(f *testing.F) {
 		if successor != "" {
 			// Shown records list their predecessors last (never logged).
 			j.Predecessors = []string{successor, alias}
+			j.MorePredecessors = redirect%2 == 1
 		}
 		got, ok := appendRecordJSON(nil, &j)
 		want, err := json.Marshal(j)
@@ -47,7 +48,7 @@ func TestAppendRecordJSONUsed(t *testing.T) {
 	j := recordJSON{URN: "urn:example:zoë", Aliases: []string{"urn:example:a"}, Locations: []Location{{URL: "https://example.org/é", Type: "text/html", Label: "«x»"}},
 		Metadata: []byte(`{"title":"Item \"0\"","n":[1,2]}`), Status: Withdrawn, Redirect: 303, Successor: "urn:example:b", Reason: "r",
 		Authority: 3, Created: time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC), Updated: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
-		Predecessors: []string{"urn:example:p1", "urn:example:p2"}}
+		Predecessors: []string{"urn:example:p1", "urn:example:p2"}, MorePredecessors: true}
 	got, ok := appendRecordJSON(nil, &j)
 	want, _ := json.Marshal(j)
 	if !ok || string(got) != string(want) {

@@ -59,10 +59,13 @@ type Record struct {
 	// the JSON form and so of the ETag where a record is shown with them,
 	// but never stored, nor in a history entry. A store leaves it nil.
 	Predecessors []string
-	Reason       string // why it was withdrawn
-	AuthorityID  int64
-	Created      time.Time
-	Updated      time.Time
+	// MorePredecessors reports that more records name this one as their
+	// successor than the MaxPredecessors in Predecessors.
+	MorePredecessors bool
+	Reason           string // why it was withdrawn
+	AuthorityID      int64
+	Created          time.Time
+	Updated          time.Time
 }
 
 // clone returns r with its own copies of the slices it holds, so that a

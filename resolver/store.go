@@ -62,10 +62,12 @@ type Reader interface {
 	// StaleKeys returns up to limit keys whose Version is below version,
 	// in key order after the key after.
 	StaleKeys(ctx context.Context, version int, after string, limit int) ([]Key, error)
-	// Predecessors returns the records whose SuccessorKey is one of keys
-	// (withdrawn records naming a record by one of its keys as their
-	// successor), in ID order. Stores find them by an index on the key.
-	Predecessors(ctx context.Context, keys []string) ([]Record, error)
+	// Predecessors returns up to limit records whose SuccessorKey is one
+	// of keys (withdrawn records naming a record by one of its keys as
+	// their successor): the first in ID order. Stores find them by an
+	// index on the key, reading at most limit rows a key however many
+	// records name the same successor.
+	Predecessors(ctx context.Context, keys []string, limit int) ([]Record, error)
 	// StaleSuccessors returns up to limit records with ID > after, in ID
 	// order, whose SuccessorVersion is below version but not 0 (a
 	// successor whose key older rules computed, or found none).

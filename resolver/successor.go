@@ -49,44 +49,60 @@ func currentKeys(r Record) []string {
 	return keys
 }
 
+// MaxPredecessors is how many predecessors a record is shown with: the
+// first by ID. Any maintainer may name any URN as a successor, so a
+// record may be named by thousands of withdrawn names; its answers (and
+// their Link headers) stay small whatever others do, and
+// Record.MorePredecessors says when some were left out.
+const MaxPredecessors = 100
+
 // Predecessors returns the canonical names (URN) of the withdrawn records
 // whose successor is a URN equivalent to rec's name or one of its current
-// aliases (urn.URN.Key, as lookups compare names), in record order; nil
-// when there are none. It is read from the store on every call, not from
-// the lookup cache: another record's withdrawal changes it without
+// aliases (urn.URN.Key, as lookups compare names), in record order, at
+// most MaxPredecessors of them (more reports whether there are others);
+// nil when there are none. It is read from the store on every call, not
+// from the lookup cache: another record's withdrawal changes it without
 // changing rec.
-func (s *Service) Predecessors(ctx context.Context, rec Record) ([]string, error) {
-	names, err := predecessorsIn(ctx, s.store, rec)
-	return names, storeError(err)
+func (s *Service) Predecessors(ctx context.Context, rec Record) (names []string, more bool, err error) {
+	names, more, err = predecessorsIn(ctx, s.store, rec)
+	return names, more, storeError(err)
 }
 
-// WithPredecessors returns rec with its Predecessors set (Predecessors):
-// the record as GET /api/v1/names/{urn}, I2C and the name's page show it,
-// whose ETag covers them. The resolve routes that redirect (I2L, I2R) do
-// not read them: they would cost every redirect an index lookup.
+// WithPredecessors returns rec with its Predecessors and MorePredecessors
+// set (Predecessors): the record as GET /api/v1/names/{urn}, I2C and the
+// name's page show it, whose ETag covers them. The resolve routes that
+// redirect (I2L, I2R) do not read them: they would cost every redirect an
+// index lookup.
 func (s *Service) WithPredecessors(ctx context.Context, rec Record) (Record, error) {
-	names, err := s.Predecessors(ctx, rec)
-	if err != nil {
-		return Record{}, err
-	}
-	rec.Predecessors = names
-	return rec, nil
+	err := setPredecessors(ctx, s.store, &rec)
+	return rec, storeError(err)
 }
 
-// predecessorsIn is Predecessors read through r (a store or a
-// transaction).
-func predecessorsIn(ctx context.Context, r Reader, rec Record) ([]string, error) {
-	recs, err := r.Predecessors(ctx, currentKeys(rec))
+// setPredecessors sets rec's Predecessors and MorePredecessors, read
+// through r (a store or a transaction).
+func setPredecessors(ctx context.Context, r Reader, rec *Record) (err error) {
+	rec.Predecessors, rec.MorePredecessors, err = predecessorsIn(ctx, r, *rec)
+	return err
+}
+
+// predecessorsIn is Predecessors read through r.
+func predecessorsIn(ctx context.Context, r Reader, rec Record) (names []string, more bool, err error) {
+	// One more than is shown tells whether there are more, and one more
+	// again stands in for rec itself, which no build lets name itself as
+	// successor but a store edited by hand might.
+	recs, err := r.Predecessors(ctx, currentKeys(rec), MaxPredecessors+2)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	var names []string
 	for _, p := range recs {
 		if p.ID != rec.ID {
 			names = append(names, p.URN)
 		}
 	}
-	return names, nil
+	if len(names) > MaxPredecessors {
+		return names[:MaxPredecessors], true, nil
+	}
+	return names, false, nil
 }
 
 // migrateSuccessors is Migrate's part for successor keys: it computes

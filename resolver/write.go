@@ -84,8 +84,7 @@ func (s *Service) Put(ctx context.Context, p Principal, name string, in RecordIn
 			}
 			// The answer shows the record as a GET does, with the
 			// records it replaces (and the ETag that goes with them).
-			out.Predecessors, err = predecessorsIn(ctx, tx, out)
-			return err
+			return setPredecessors(ctx, tx, &out)
 		})
 		if errors.Is(err, ErrKeyTaken) && attempt < maxAttempts {
 			continue // another process registered an equivalent name first
@@ -947,7 +946,7 @@ func (s *Service) put(ctx context.Context, tx Tx, p Principal, u urn.URN, draft 
 		// they read has them, not what is stored or logged.
 		cur := old
 		if len(pre) > 0 {
-			if cur.Predecessors, err = predecessorsIn(ctx, tx, old); err != nil {
+			if err = setPredecessors(ctx, tx, &cur); err != nil {
 				return Record{}, false, err
 			}
 		}
@@ -1123,12 +1122,10 @@ func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, succe
 		// After 404, 409 and 403, which take precedence (RFC 9110 §13.2.1).
 		// The entity-tag is that of the record as a GET shows it, with
 		// its predecessors: a copy has them, not what is stored or logged.
-		preds, err := predecessorsIn(ctx, tx, rec)
-		if err != nil {
+		cur := rec
+		if err := setPredecessors(ctx, tx, &cur); err != nil {
 			return err
 		}
-		cur := rec
-		cur.Predecessors = preds
 		if err := checkPreconditions(pre, u.AssignedName(), &cur); err != nil {
 			return err
 		}
@@ -1154,7 +1151,7 @@ func (s *Service) Withdraw(ctx context.Context, p Principal, name, reason, succe
 			return err
 		}
 		out = rec
-		out.Predecessors = preds
+		out.Predecessors, out.MorePredecessors = cur.Predecessors, cur.MorePredecessors
 		return appendRecord(ctx, tx, p, ActionNameWithdraw, rec, now)
 	})
 	if err != nil {

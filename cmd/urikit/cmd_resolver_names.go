@@ -334,6 +334,9 @@ func printRecord(w io.Writer, r resolver.Record) {
 	for _, p := range r.Predecessors {
 		row("replaces", p)
 	}
+	if r.MorePredecessors {
+		row("replaces", fmt.Sprintf("… and more (the first %d are shown)", len(r.Predecessors)))
+	}
 	row("redirect", strconv.Itoa(r.Redirect))
 	if len(r.Metadata) > 0 && string(r.Metadata) != "{}" {
 		row("metadata", string(r.Metadata))

@@ -350,7 +350,8 @@ type putBody struct {
 	Updated   json.RawMessage `json:"updated"`
 	// The records it replaces: read, never written (another name's
 	// withdrawal names its successor).
-	Predecessors json.RawMessage `json:"predecessors"`
+	Predecessors     json.RawMessage `json:"predecessors"`
+	MorePredecessors json.RawMessage `json:"more_predecessors"`
 }
 
 // noQuery refuses a write to /api/v1/names/{urn} whose request target has

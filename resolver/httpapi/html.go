@@ -98,7 +98,7 @@ var pages = template.Must(template.New("").Funcs(pageFuncs).Parse(`
 <dl>
 <dt>Status</dt><dd>{{.Rec.Status}}{{if .Rec.Reason}}: {{.Rec.Reason}}{{end}}</dd>
 {{with .Rec.Successor}}{{$s := .}}<dt>Successor</dt><dd>{{with successor $s}}<a href="{{.}}">{{$s}}</a>{{else}}<code>{{$s}}</code>{{end}}</dd>{{end}}
-{{if .Rec.Predecessors}}<dt>Replaces</dt><dd>{{range .Rec.Predecessors}}<a href="{{describe .}}">{{.}}</a> {{end}}</dd>{{end}}
+{{if .Rec.Predecessors}}<dt>Replaces</dt><dd>{{range .Rec.Predecessors}}<a href="{{describe .}}">{{.}}</a> {{end}}{{if .Rec.MorePredecessors}}and more (the first {{len .Rec.Predecessors}} are shown){{end}}</dd>{{end}}
 {{if .Rec.Aliases}}<dt>Aliases</dt><dd>{{range .Rec.Aliases}}<code>{{.}}</code> {{end}}</dd>{{end}}
 <dt>Locations</dt><dd><UL>{{range .Rec.Locations}}<LI>{{$u := .URL}}{{with href $u}}<A HREF="{{.}}">{{$u}}</A>{{else}}<code>{{$u}}</code>{{end}}{{if .Type}} <small>({{.Type}})</small>{{end}}{{if .Label}} — {{.Label}}{{end}}
 {{end}}</UL></dd>

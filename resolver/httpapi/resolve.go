@@ -30,6 +30,7 @@ import (
 
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/federate"
+	"github.com/urikit/urikit/resolver/internal/link"
 	"github.com/urikit/urikit/urn"
 )
 
@@ -484,15 +485,15 @@ func (h *handler) redirect(rw *respWriter, r *http.Request, loc string, code int
 	rw.WriteHeader(code)
 }
 
-// setPredecessorLinks adds a Link (RFC 8288) to each record rec replaces,
-// with the relation "predecessor-version" (RFC 5829), the inverse of
-// the successor-version a withdrawn name's 410 links to: a record's
-// predecessors are the withdrawn records that name it as their successor.
-// The names are stored URNs, which hold no character that would end the
-// URI-Reference between < and >.
+// setPredecessorLinks links each record rec replaces (relation
+// predecessor-version, RFC 5829), in one Link field (RFC 8288 §3) of at
+// most link.MaxField bytes: the JSON lists them all (up to
+// resolver.MaxPredecessors), and a header that grew with them could
+// exceed what clients and proxies read (Python's http.client stops at 100
+// fields, curl and nginx at some kilobytes).
 func setPredecessorLinks(hd http.Header, rec resolver.Record) {
-	for _, p := range rec.Predecessors {
-		hd.Add("Link", "<"+p+`>; rel="predecessor-version"`)
+	if f := link.Field(rec.Predecessors, "predecessor-version"); f != "" {
+		hd.Add("Link", f)
 	}
 }
 

@@ -108,14 +108,17 @@ func (r reader) recordsAfter(ctx context.Context, after int64, limit int) ([]res
 	return r.records(ctx, `SELECT `+recordCols+` FROM records r WHERE r.id > $1 ORDER BY r.id LIMIT $2`, after, limit)
 }
 
-// predecessors finds the records by the partial index records_successor
-// (schema 3).
-func (r reader) predecessors(ctx context.Context, keys []string) ([]resolver.Record, error) {
-	if len(keys) == 0 {
+// predecessors finds the records by the partial index records_successor:
+// at most limit for each key (a thousand withdrawn names may name one
+// successor), then the first limit of those.
+func (r reader) predecessors(ctx context.Context, keys []string, limit int) ([]resolver.Record, error) {
+	if len(keys) == 0 || limit <= 0 {
 		return nil, nil
 	}
-	return r.records(ctx, `SELECT `+recordCols+` FROM records r
-		WHERE r.successor_key = ANY($1::text[]) ORDER BY r.id`, keys)
+	return r.records(ctx, `SELECT `+recordCols+` FROM (SELECT DISTINCT unnest($1::text[]) AS key) k
+		CROSS JOIN LATERAL (SELECT * FROM records
+			WHERE successor_key = k.key ORDER BY id LIMIT $2) r
+		ORDER BY r.id LIMIT $2`, keys, limit)
 }
 
 // staleSuccessors reads the partial index records_successor_version,

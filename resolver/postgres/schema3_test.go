@@ -56,7 +56,7 @@ func TestSchema3SuccessorKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if preds, err := svc.Predecessors(ctx, succ); err != nil || !slices.Equal(preds, []string{"urn:example:old"}) {
+	if preds, _, err := svc.Predecessors(ctx, succ); err != nil || !slices.Equal(preds, []string{"urn:example:old"}) {
 		t.Fatalf("predecessors after the migration: %q %v", preds, err)
 	}
 	old, err := svc.Lookup(ctx, urn.MustParse("urn:example:old"))

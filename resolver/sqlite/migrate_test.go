@@ -380,7 +380,7 @@ func TestSchemaFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if preds, err := svc.Predecessors(ctx, succ); err != nil || !slices.Equal(preds, []string{"urn:example:gone"}) {
+			if preds, _, err := svc.Predecessors(ctx, succ); err != nil || !slices.Equal(preds, []string{"urn:example:gone"}) {
 				t.Fatalf("predecessors of the old withdrawal's successor: %q %v", preds, err)
 			}
 			var keyed, versioned int

@@ -97,11 +97,11 @@ var sqlText = [numQueries]string{
 	// read in key order and filtered.
 	qStaleKeysCurrent: fmt.Sprintf(`SELECT `+keyCols+` FROM keys INDEXED BY %s WHERE version < %d AND key > ? ORDER BY key LIMIT ?`, staleIndex, urn.KeyVersion),
 	qStaleKeys:        `SELECT ` + keyCols + ` FROM keys WHERE key > ? AND version < ? ORDER BY key LIMIT ?`,
-	// Predecessors: the keys as one JSON array (as qTakenKeys), each
-	// looked up in the partial index of successor keys. IN, not a join:
-	// a key given twice finds its records once (a record's few keys).
+	// Predecessors, one key at a time: the partial index of successor
+	// keys holds each key's rows in rowid order, so that LIMIT reads no
+	// more than it returns however many records name one successor.
 	qPredecessors: `SELECT ` + recordCols + ` FROM records r INDEXED BY records_successor
-		WHERE r.successor_key IN (SELECT value FROM json_each(?)) ORDER BY r.id`,
+		WHERE r.successor_key = ? ORDER BY r.id LIMIT ?`,
 	// Stale successor keys, as stale keys: from the partial index for this
 	// build's version (ensureStaleIndex), else by ID and filtered (a NULL
 	// successor_version, no successor, is never below).

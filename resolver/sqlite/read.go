@@ -1,12 +1,14 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/urikit/urikit/resolver"
@@ -215,16 +217,25 @@ func (rd reader) StaleKeys(ctx context.Context, version int, after string, limit
 	return rd.keys(ctx, rd.q[qStaleKeys], after, version, limit)
 }
 
-// Predecessors implements resolver.Reader.
-func (rd reader) Predecessors(ctx context.Context, keys []string) ([]resolver.Record, error) {
-	if len(keys) == 0 {
+// Predecessors implements resolver.Reader: at most limit records for
+// each of the (few) keys, then the first limit of them by ID.
+func (rd reader) Predecessors(ctx context.Context, keys []string, limit int) ([]resolver.Record, error) {
+	if len(keys) == 0 || limit <= 0 {
 		return nil, rd.live()
 	}
-	arr, err := json.Marshal(keys)
-	if err != nil {
-		return nil, err
+	var out []resolver.Record
+	for i, k := range keys {
+		if slices.Contains(keys[:i], k) {
+			continue
+		}
+		recs, err := rd.records(ctx, "finding predecessors", qPredecessors, k, limit)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, recs...)
 	}
-	return rd.records(ctx, "finding predecessors", qPredecessors, string(arr))
+	slices.SortFunc(out, func(a, b resolver.Record) int { return cmp.Compare(a.ID, b.ID) })
+	return out[:min(len(out), limit)], nil
 }
 
 // StaleSuccessors reads the partial index of stale successor keys when

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ func (e *env) predecessors(name string) []string {
 	if err != nil {
 		e.t.Fatalf("lookup %s: %v", name, err)
 	}
-	got, err := e.svc.Predecessors(ctx(e.t), rec)
+	got, _, err := e.svc.Predecessors(ctx(e.t), rec)
 	if err != nil {
 		e.t.Fatalf("Predecessors of %s: %v", name, err)
 	}
@@ -58,7 +59,7 @@ func testPredecessors(t *testing.T, b Backend) {
 	if w.SuccessorKey != "urn:example:a5" || w.SuccessorVersion != urn.KeyVersion {
 		t.Fatalf("Withdraw stores the successor key %q version %d", w.SuccessorKey, w.SuccessorVersion)
 	}
-	if got, err := e.store.Predecessors(c, []string{"urn:example:a5"}); err != nil || len(got) != 1 || got[0].URN != "urn:example:a1" {
+	if got, err := e.store.Predecessors(c, []string{"urn:example:a5"}, 10); err != nil || len(got) != 1 || got[0].URN != "urn:example:a1" {
 		t.Fatalf("store.Predecessors before the successor exists: %+v %v", got, err)
 	}
 	// An equivalent spelling (RFC 8141 §3.1: the "urn" and NID case, the
@@ -92,14 +93,14 @@ func testPredecessors(t *testing.T, b Backend) {
 	e.withdraw("urn:example:a5", "urn:example:a6")
 	wantNames(t, "a withdrawn successor", e.predecessors("urn:example:a5"), "urn:example:a1")
 	update(t, e.store, func(tx resolver.Tx) error {
-		got, err := tx.Predecessors(c, []string{"urn:example:a6", "urn:example:a5", "urn:nothing:here"})
+		got, err := tx.Predecessors(c, []string{"urn:example:a6", "urn:example:a5", "urn:nothing:here"}, 10)
 		if err != nil {
 			return err
 		}
 		if len(got) != 2 || got[0].URN != "urn:example:a1" || got[1].URN != "urn:example:a5" {
 			t.Errorf("tx.Predecessors: %+v", got)
 		}
-		if none, err := tx.Predecessors(c, nil); err != nil || len(none) != 0 {
+		if none, err := tx.Predecessors(c, nil, 10); err != nil || len(none) != 0 {
 			t.Errorf("tx.Predecessors of no keys: %+v %v", none, err)
 		}
 		return nil
@@ -141,6 +142,60 @@ func testPredecessors(t *testing.T, b Backend) {
 	}
 	if _, err := e.svc.Verify(c, nil); err != nil {
 		t.Fatalf("Verify: %v", err)
+	}
+}
+
+// testManyPredecessors: a record that many withdrawn names replace is
+// shown with the first MaxPredecessors of them and MorePredecessors; the
+// store reads no more than it needs, by an alias's key too.
+func testManyPredecessors(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	c := ctx(t)
+	in := input("http://x/new")
+	in.Aliases = []string{"urn:example:a-new-alias"}
+	e.put(e.a, "urn:example:a-new", in)
+	n := resolver.MaxPredecessors + 3
+	var want []string
+	for i := range n {
+		name := fmt.Sprintf("urn:example:a-old-%03d", i)
+		e.put(e.a, name, input(fmt.Sprintf("http://x/old/%d", i)))
+		successor := "urn:example:a-new"
+		if i%2 == 1 {
+			successor = "URN:EXAMPLE:a-new-alias" // by the alias, in another spelling
+		}
+		e.withdraw(name, successor)
+		want = append(want, name)
+	}
+	rec := mustLookup(t, e, "urn:example:a-new")
+	names, more, err := e.svc.Predecessors(c, rec)
+	if err != nil || !more {
+		t.Fatalf("Predecessors of a record %d names replace: more %v, %v", n, more, err)
+	}
+	wantNames(t, "many", names, want[:resolver.MaxPredecessors]...)
+	shown, err := e.svc.WithPredecessors(c, rec)
+	if err != nil || !shown.MorePredecessors || len(shown.Predecessors) != resolver.MaxPredecessors {
+		t.Fatalf("WithPredecessors: %d, more %v, %v", len(shown.Predecessors), shown.MorePredecessors, err)
+	}
+	// The store's limit holds for each key and for all of them.
+	keys := []string{"urn:example:a-new", "urn:example:a-new-alias"}
+	for _, limit := range []int{1, 5, n - 1, n, n + 10} {
+		got, err := e.store.Predecessors(c, keys, limit)
+		if err != nil || len(got) != min(limit, n) {
+			t.Fatalf("store.Predecessors(limit %d): %d records, %v", limit, len(got), err)
+		}
+		for i, r := range got {
+			if r.URN != want[i] {
+				t.Fatalf("store.Predecessors(limit %d)[%d] = %s, want %s (the first by ID)", limit, i, r.URN, want[i])
+			}
+		}
+	}
+	// One fewer: all are shown, and no "more".
+	e.withdraw(want[0], "urn:example:a-elsewhere")
+	e.withdraw(want[1], "urn:example:a-elsewhere")
+	e.withdraw(want[2], "urn:example:a-elsewhere")
+	names, more, err = e.svc.Predecessors(c, rec)
+	if err != nil || more || len(names) != resolver.MaxPredecessors {
+		t.Fatalf("Predecessors of a record %d names replace: %d, more %v, %v", resolver.MaxPredecessors, len(names), more, err)
 	}
 }
 
@@ -260,11 +315,11 @@ func testSuccessorKeyStored(t *testing.T, b Backend) {
 	check("Record", got, r)
 	got, _ = s.Record(c, plain.ID)
 	check("Record without successor", got, plain)
-	if ps, err := s.Predecessors(c, []string{"urn:example:s2"}); err != nil || len(ps) != 1 || ps[0].ID != r.ID {
+	if ps, err := s.Predecessors(c, []string{"urn:example:s2"}, 10); err != nil || len(ps) != 1 || ps[0].ID != r.ID {
 		t.Fatalf("Predecessors: %+v %v", ps, err)
 	}
 	// A key given twice finds its record once.
-	if ps, err := s.Predecessors(c, []string{"urn:example:s2", "urn:example:s3", "urn:example:s2"}); err != nil || len(ps) != 1 || ps[0].ID != r.ID {
+	if ps, err := s.Predecessors(c, []string{"urn:example:s2", "urn:example:s3", "urn:example:s2"}, 10); err != nil || len(ps) != 1 || ps[0].ID != r.ID {
 		t.Fatalf("Predecessors of a key given twice: %+v %v", ps, err)
 	}
 	// Changed (a restated notice) and read back, also by RecordStates.
@@ -272,10 +327,10 @@ func testSuccessorKeyStored(t *testing.T, b Backend) {
 	update(t, s, func(tx resolver.Tx) error { return tx.UpdateRecord(c, r) })
 	got, _ = s.Record(c, r.ID)
 	check("Record after UpdateRecord", got, r)
-	if ps, err := s.Predecessors(c, []string{"urn:example:s2"}); err != nil || len(ps) != 0 {
+	if ps, err := s.Predecessors(c, []string{"urn:example:s2"}, 10); err != nil || len(ps) != 0 {
 		t.Fatalf("Predecessors of the old key: %+v %v", ps, err)
 	}
-	if ps, err := s.Predecessors(c, []string{"urn:example:s4"}); err != nil || len(ps) != 1 {
+	if ps, err := s.Predecessors(c, []string{"urn:example:s4"}, 10); err != nil || len(ps) != 1 {
 		t.Fatalf("Predecessors of the new key: %+v %v", ps, err)
 	}
 	sts, err := s.RecordStates(c, 0, 10)
@@ -315,7 +370,7 @@ func testSuccessorKeyStored(t *testing.T, b Backend) {
 		check("Record written by InsertRecords", got, bulk)
 		got, _ = s.Record(c, bulkPlain.ID)
 		check("Record without successor written by InsertRecords", got, bulkPlain)
-		if ps, err := s.Predecessors(c, []string{"urn:example:s6"}); err != nil || len(ps) != 1 || ps[0].ID != bulk.ID {
+		if ps, err := s.Predecessors(c, []string{"urn:example:s6"}, 10); err != nil || len(ps) != 1 || ps[0].ID != bulk.ID {
 			t.Fatalf("Predecessors of a record written by InsertRecords: %+v %v", ps, err)
 		}
 	}

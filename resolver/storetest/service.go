@@ -44,6 +44,7 @@ func RunService(t *testing.T, b Backend) {
 		{"LocationIndexVerifies", testVerifyLocations},
 		{"Migrate", testMigrate},
 		{"Predecessors", testPredecessors},
+		{"ManyPredecessors", testManyPredecessors},
 		{"MigrateSuccessorKeys", testMigrateSuccessors},
 		{"SuccessorKeyEditsAreFound", testVerifySuccessorKey},
 		{"ByLocationAndDuplicates", testByLocation},

@@ -178,13 +178,15 @@ type recordView struct {
 	// Predecessors are the withdrawn records that name this one as their
 	// successor, linked to their pages.
 	Predecessors []link
-	Redirect     string // "303 See Other"
-	Aliases      []link
-	Locations    []locationView
-	Metadata     string // indented JSON; "" when the object is empty
-	Authority    int64
-	Created      time.Time
-	Updated      time.Time
+	// MorePredecessors: more records than these name it (MaxPredecessors).
+	MorePredecessors bool
+	Redirect         string // "303 See Other"
+	Aliases          []link
+	Locations        []locationView
+	Metadata         string // indented JSON; "" when the object is empty
+	Authority        int64
+	Created          time.Time
+	Updated          time.Time
 	// ETag is the record's entity-tag (resolver.Record.ETag): the page's
 	// writes send it in If-Match, so that one made meanwhile by someone
 	// else is not overwritten.
@@ -210,6 +212,7 @@ func recordViewOf(r resolver.Record) recordView {
 	for _, p := range r.Predecessors {
 		v.Predecessors = append(v.Predecessors, link{Text: p, URL: template.URL(pageURL(p))})
 	}
+	v.MorePredecessors = r.MorePredecessors
 	for i, l := range r.Locations {
 		v.Locations = append(v.Locations, locationView{N: i + 1, URL: l.URL, Type: l.Type, Label: l.Label})
 	}

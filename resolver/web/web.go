@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/urikit/urikit/resolver"
+	htmllink "github.com/urikit/urikit/resolver/internal/link"
 	"github.com/urikit/urikit/urn"
 )
 
@@ -320,15 +321,14 @@ func (h *handler) serveName(w http.ResponseWriter, r *http.Request, name string,
 		// Gone, with its successor as a link (RFC 8288; the relation is
 		// RFC 5829's).
 		status = http.StatusGone
-		if rec.Successor != "" && linkSafe(rec.Successor) {
+		if rec.Successor != "" && htmllink.Safe(rec.Successor) {
 			w.Header().Set("Link", "<"+rec.Successor+`>; rel="successor-version"`)
 		}
 	}
-	// Each record it replaces, as a link of RFC 5829's inverse relation.
-	for _, p := range rec.Predecessors {
-		if linkSafe(p) {
-			w.Header().Add("Link", "<"+p+`>; rel="predecessor-version"`)
-		}
+	// The records it replaces, as links of RFC 5829's inverse relation,
+	// in one field of bounded length (as the API's).
+	if f := htmllink.Field(rec.Predecessors, "predecessor-version"); f != "" {
+		w.Header().Add("Link", f)
 	}
 	d.Status = status
 	h.render(w, r, status, "name", d)
@@ -430,17 +430,6 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "") + "…"
-}
-
-// linkSafe reports whether s can stand between the angle brackets of a
-// Link header: no '>', no controls, nothing outside ASCII.
-func linkSafe(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c <= ' ' || c >= 0x7f || c == '>' || c == '<' || c == '"' {
-			return false
-		}
-	}
-	return true
 }
 
 // problem answers an error page.

@@ -2,6 +2,7 @@ package apitest
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,13 +13,19 @@ import (
 	"github.com/urikit/urikit/resolver/client"
 )
 
-// predecessorLinks are the Link values of r with the relation
-// predecessor-version, in order.
+// predecessorLinks are the links of r with the relation
+// predecessor-version, in order, from its Link fields (each may hold
+// several, comma-separated: RFC 8288 §3; a stored URN holds no '<').
 func predecessorLinks(r *Resp) []string {
 	var out []string
 	for _, v := range r.Header.Values("Link") {
-		if strings.HasSuffix(v, `; rel="predecessor-version"`) {
-			out = append(out, v)
+		for _, l := range strings.Split(v, ", <") {
+			if !strings.HasPrefix(l, "<") {
+				l = "<" + l
+			}
+			if strings.HasSuffix(l, `; rel="predecessor-version"`) {
+				out = append(out, l)
+			}
 		}
 	}
 	return out
@@ -130,5 +137,44 @@ func testPredecessors(t *testing.T, ns func(*testing.T) resolver.Store) {
 	if _, _, _, err := c.PutIf(context.Background(), "urn:example:ed2", resolver.RecordInput{
 		Locations: []resolver.Location{{URL: "https://example.org/ed2-v3"}}, Aliases: []string{"urn:example:ed2-alias"}}, etag); err != nil {
 		t.Fatalf("client PutIf with the tag it read: %v", err)
+	}
+}
+
+// testManyPredecessors: a record that more withdrawn names replace than
+// resolver.MaxPredecessors lists the first of them with
+// "more_predecessors":true, and links them in one Link field of bounded
+// length: clients and proxies stop reading at some number of fields or
+// kilobytes, and any maintainer may name any URN as a successor.
+func testManyPredecessors(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	f.Put(f.books, "urn:example:hub", loc("https://example.org/hub")).Want(t, 201)
+	n := resolver.MaxPredecessors + 2
+	for i := range n {
+		name := fmt.Sprintf("urn:example:spoke-%03d-%s", i, strings.Repeat("x", 40))
+		f.Put(f.books, name, loc(fmt.Sprintf("https://example.org/spoke/%d", i))).Want(t, 201)
+		f.Do("POST", "/api/v1/names/"+name+"/withdraw", `{"successor":"urn:example:hub"}`, auth(f.books)...).Want(t, 200)
+	}
+	for _, target := range []string{"/api/v1/names/urn:example:hub", "/uri-res/I2C?urn:example:hub", "/uri-res/N2C?urn:example:hub"} {
+		r := f.Do("GET", target, "").Want(t, 200)
+		var body struct {
+			Predecessors []string `json:"predecessors"`
+			More         bool     `json:"more_predecessors"`
+		}
+		r.JSON(t, &body)
+		if len(body.Predecessors) != resolver.MaxPredecessors || !body.More || body.Predecessors[0] != fmt.Sprintf("urn:example:spoke-000-%s", strings.Repeat("x", 40)) {
+			t.Fatalf("%s: %d predecessors, more %v", target, len(body.Predecessors), body.More)
+		}
+		fields := r.Header.Values("Link")
+		if len(fields) != 1 || len(fields[0]) > 2048 {
+			t.Fatalf("%s: %d Link fields, the first of %d bytes", target, len(fields), len(fields[0]))
+		}
+		links := predecessorLinks(r)
+		if len(links) < 10 || links[0] != "<"+body.Predecessors[0]+`>; rel="predecessor-version"` {
+			t.Fatalf("%s: links %q", target, links)
+		}
+	}
+	page := f.Do("GET", "/uri-res/I2C?urn:example:hub", "", "Accept", browserAccept).Want(t, 200)
+	if !strings.Contains(page.Body, "and more (the first 100 are shown)") {
+		t.Fatalf("I2C page: %s", page.Body)
 	}
 }

@@ -48,6 +48,7 @@ func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
 		{"Withdrawn", testWithdrawn},
 		{"WithdrawalNoticeRestated", testWithdrawalNoticeRestated},
 		{"Predecessors", testPredecessors},
+		{"ManyPredecessors", testManyPredecessors},
 		{"AsOf", testAsOf},
 		{"AsOfDate", testAsOfDate},
 		{"DuplicatesWithdrawn", testDuplicatesWithdrawn},

@@ -35,3 +35,45 @@ func Href(url string) template.URL {
 	}
 	return template.URL(url)
 }
+
+// MaxField is how long a Link header field Field builds may grow: a
+// reverse proxy's buffer for a response's headers is often 4 or 8 KiB in
+// all (nginx's proxy_buffer_size), and other headers need room too.
+const MaxField = 2048
+
+// Field returns one Link header field value (RFC 8288 §3) linking each
+// of targets with relation rel, comma-separated, in order: as many as fit
+// in MaxField bytes, and none that could not stand between the angle
+// brackets (Safe). "" when there are none.
+func Field(targets []string, rel string) string {
+	var b strings.Builder
+	for _, t := range targets {
+		if !Safe(t) {
+			continue
+		}
+		n := len(t) + len(`<>; rel=""`) + len(rel)
+		if b.Len() > 0 {
+			n += len(", ")
+		}
+		if b.Len()+n > MaxField {
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("<" + t + `>; rel="` + rel + `"`)
+	}
+	return b.String()
+}
+
+// Safe reports whether s can stand between the angle brackets of a Link
+// header as it is: no '<', '>' or '"', no controls or spaces, nothing
+// outside ASCII.
+func Safe(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f || c == '>' || c == '<' || c == '"' {
+			return false
+		}
+	}
+	return true
+}
