@@ -413,10 +413,21 @@ func (c *Client) HistoryPage(ctx context.Context, name string, after int64, limi
 		return HistoryPage{}, &resolver.Error{Kind: resolver.KindInternal, Offset: -1, Err: ErrNotAPI,
 			Message: "GET " + c.base + path + ": " + err.Error()}
 	}
-	if ok {
-		if next <= after {
+	// Every entry lies past after, in order, and a next page starts
+	// after the last of them: a server that answered otherwise would
+	// make History repeat entries, or loop for ever on empty pages.
+	last := after
+	for _, e := range p.Entries {
+		if e.Seq <= last {
 			return HistoryPage{}, &resolver.Error{Kind: resolver.KindInternal, Offset: -1, Err: ErrNotAPI,
-				Message: fmt.Sprintf("GET %s%s: the next page's cursor %d does not move past %d", c.base, path, next, after)}
+				Message: fmt.Sprintf("GET %s%s: entry %d comes after entry %d (a page holds entries past %d, in order)", c.base, path, e.Seq, last, after)}
+		}
+		last = e.Seq
+	}
+	if ok {
+		if len(p.Entries) == 0 || next != last {
+			return HistoryPage{}, &resolver.Error{Kind: resolver.KindInternal, Offset: -1, Err: ErrNotAPI,
+				Message: fmt.Sprintf("GET %s%s: the next page's cursor %d is not the page's last entry (%d entries, the last %d)", c.base, path, next, len(p.Entries), last)}
 		}
 		p.Next = &next
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -259,8 +260,20 @@ func TestHistoryFollowsLinks(t *testing.T) {
 		"after=3": {`[{"seq":4},{"seq":9}]`, `</api/v1/names/urn:example:a,b/history?after=9&limit=2>; title="x, y"; rel="last NEXT"`},
 		"after=9": {`[{"seq":10}]`, ``},
 		// A server whose link does not move on.
-		"loop": {`[{"seq":5}]`, `</api/v1/names/urn:example:loop/history?after=0&limit=2>; rel="next"`},
-		"bad":  {`[{"seq":5}]`, `</api/v1/names/urn:example:bad/history?limit=2>; rel="next"`},
+		"loop":    {`[{"seq":5}]`, `</api/v1/names/urn:example:loop/history?after=0&limit=2>; rel="next"`},
+		"bad":     {`[{"seq":5}]`, `</api/v1/names/urn:example:bad/history?limit=2>; rel="next"`},
+		"unorder": {`[{"seq":3},{"seq":2}]`, ``}, // entries out of order
+	}
+	// Servers whose cursor moves on but wrongly, made from the after=
+	// asked: empty pages that link on for ever; a cursor behind the
+	// page's last entry, which would repeat it on the next page.
+	moving := map[string]func(after int) (string, string){
+		"empty": func(after int) (string, string) {
+			return `[]`, fmt.Sprintf(`</api/v1/names/urn:example:empty/history?after=%d>; rel="next"`, after+5)
+		},
+		"behind": func(after int) (string, string) {
+			return fmt.Sprintf(`[{"seq":%d},{"seq":%d}]`, after+1, after+2), fmt.Sprintf(`</api/v1/names/urn:example:behind/history?after=%d>; rel="next"`, after+1)
+		},
 	}
 	var asked []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -268,10 +281,18 @@ func TestHistoryFollowsLinks(t *testing.T) {
 		key := r.URL.RawQuery
 		if strings.HasSuffix(r.URL.Path, ":loop/history") {
 			key = "loop"
-		} else if strings.HasSuffix(r.URL.Path, ":bad/history") {
-			key = "bad"
+		} else if _, tail, ok := strings.Cut(r.URL.Path, "urn:example:"); ok && tail != "a,b/history" {
+			key = strings.TrimSuffix(tail, "/history")
 		}
 		p, ok := pages[key]
+		if next := moving[key]; next != nil {
+			after, _ := strconv.Atoi(r.URL.Query().Get("after"))
+			p.body, p.link = next(after)
+			ok = true
+			if len(asked) > 1000 { // a client that follows for ever: end, as if well
+				p.body, p.link = `[]`, ""
+			}
+		}
 		if !ok {
 			http.Error(w, "no such page", http.StatusTeapot)
 			return
@@ -292,7 +313,7 @@ func TestHistoryFollowsLinks(t *testing.T) {
 	if err != nil || !slices.Equal(seqs, []int64{1, 3, 4, 9, 10}) || !slices.Equal(asked, []string{"", "after=3", "after=9"}) {
 		t.Fatalf("History: %v %v, asked %q", seqs, err, asked)
 	}
-	for _, name := range []string{"urn:example:loop", "urn:example:bad"} {
+	for _, name := range []string{"urn:example:loop", "urn:example:bad", "urn:example:empty", "urn:example:behind", "urn:example:unorder"} {
 		if _, err := c.History(context.Background(), name); !errors.Is(err, client.ErrNotAPI) {
 			t.Errorf("%s: %v", name, err)
 		}
