@@ -13,7 +13,9 @@ package httpapi
 // date as a number), and one that is left out costs only that field.
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -202,10 +204,56 @@ func cslValue(shape cslShape, raw json.RawMessage) []byte {
 	case cslObject:
 		ok = k == 'o'
 	}
-	if !ok {
+	// The value goes out as stored, so it must not hold a member name
+	// twice: the check above saw the last of them (encoding/json's
+	// choice), a reader may keep the first (RFC 8259 §4 leaves it open).
+	if !ok || !uniqueMembers(raw) {
 		return nil
 	}
 	return raw
+}
+
+// uniqueMembers reports whether no object in the JSON value raw has two
+// members of one name.
+func uniqueMembers(raw json.RawMessage) bool {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var open []map[string]bool // the names seen in each enclosing object; nil for an array
+	expectName := func() bool { return len(open) > 0 && open[len(open)-1] != nil }
+	inName := false // the next token of the innermost object is a name
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				open = append(open, map[string]bool{})
+				inName = true
+				continue
+			case '[':
+				open = append(open, nil)
+			default:
+				open = open[:len(open)-1]
+			}
+		case string:
+			if inName {
+				if open[len(open)-1][t] {
+					return false
+				}
+				open[len(open)-1][t] = true
+				inName = false
+				continue
+			}
+		}
+		// A value ended (or an array began): in an object, a name comes
+		// next.
+		inName = expectName()
+	}
 }
 
 // kindIn reports whether v is of one of the kinds (valueKind's letters).

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/urikit/urikit/resolver"
@@ -97,5 +98,29 @@ func TestCSLItemKeepsValid(t *testing.T) {
 		if string(got) != want+"\n" {
 			t.Errorf("%s:\n got %s want %s", meta, got, want)
 		}
+	}
+}
+
+func TestUniqueMembers(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"a":1,"b":{"a":2},"c":[{"a":1},{"a":2}]}`: true,
+		`[{"family":"x"},{"family":"y"}]`:           true,
+		`"a"`:                                       true,
+		`{"a":"b","b":"a"}`:                         true,
+		`[["a","a"],{"a":["a"]}]`:                   true,
+		`{"a":1,"a":2}`:                             false,
+		`[{"family":1,"family":"Tolkien"}]`:         false,
+		`{"date-parts":"x","date-parts":[[2001]]}`:  false,
+		`{"x":{"y":[{"z":1,"w":{"v":1,"v":1}}]}}`:   false,
+		`{"a":{"b":1},"a":{"b":1}}`:                 false,
+		`{"a":[1,2],"b":{},"a":3}`:                  false,
+	} {
+		if got := uniqueMembers(json.RawMessage(raw)); got != want {
+			t.Errorf("uniqueMembers(%s) = %v, want %v", raw, got, want)
+		}
+	}
+	// The reviewer's item: the author and the date are left out.
+	if v := cslValue(cslNames, json.RawMessage(`[{"family":1,"family":"Tolkien"}]`)); v != nil {
+		t.Errorf("a name with a duplicate member: %s", v)
 	}
 }

@@ -9,7 +9,6 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"strconv"
 
 	"github.com/urikit/urikit/resolver"
@@ -30,7 +29,12 @@ func (h *handler) nameHistory(c *apiCall) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	after, limit, err := historyQuery(c.r.URL.RawQuery)
+	// after= and limit= as on every listing (pageQuery).
+	q, limit, err := c.pageQuery()
+	if err != nil {
+		return answer{}, err
+	}
+	after, err := afterSeq(q)
 	if err != nil {
 		return answer{}, err
 	}
@@ -55,38 +59,6 @@ func (h *handler) nameHistory(c *apiCall) (answer, error) {
 // historyTarget is the request target of a page of a record's history.
 func historyTarget(name string, after int64, limit int) string {
 	return "/api/v1/names/" + segment(name) + "/history?after=" + strconv.FormatInt(after, 10) + "&limit=" + strconv.Itoa(limit)
-}
-
-// historyQuery parses the query of GET …/history: after= and limit=, each
-// at most once (a second value would leave unclear which page was meant),
-// as the log's listing reads them. Other parameters are ignored, as
-// elsewhere in the API.
-func historyQuery(rawQuery string) (after int64, limit int, err error) {
-	q, err := url.ParseQuery(rawQuery)
-	if err != nil {
-		return 0, 0, newProblem(http.StatusBadRequest, ptInvalid, "the query is not well-formed: "+err.Error()).at("query", -1)
-	}
-	if err := onceEach(q, "after", "limit"); err != nil {
-		return 0, 0, err
-	}
-	limit = DefaultPageSize
-	if v, ok := q["limit"]; ok {
-		n, err := strconv.Atoi(v[0])
-		if err != nil || n < 1 || n > MaxPageSize {
-			return 0, 0, newProblem(http.StatusBadRequest, ptInvalid,
-				"limit must be an integer from 1 to "+strconv.Itoa(MaxPageSize)+", not "+strconv.Quote(truncate(v[0], 32))).at("limit", -1)
-		}
-		limit = n
-	}
-	if v, ok := q["after"]; ok {
-		n, err := strconv.ParseInt(v[0], 10, 64)
-		if err != nil || n < 0 {
-			return 0, 0, newProblem(http.StatusBadRequest, ptInvalid,
-				"after must be the seq of the last entry of a previous page (a non-negative integer), not "+strconv.Quote(truncate(v[0], 32))).at("after", -1)
-		}
-		after = n
-	}
-	return after, limit, nil
 }
 
 // historyPage reads a page of record id's history: up to limit entries

@@ -828,6 +828,12 @@ const urcVersions = 100
 func (h *handler) writeURCs(rw *respWriter, r *http.Request, ctx context.Context, nr nameRequest, rec resolver.Record) {
 	// By ID: as of a time, rec may be found by an alias it has dropped
 	// since, which a lookup by name no longer finds.
+	// Negotiated first: a 406 reads no versions (and links to none).
+	mt := negotiate(r.Header.Get("Accept"), urcsOffers)
+	if mt != mtJSON && mt != mtHTML {
+		h.writeProblem(rw, r, newProblem(http.StatusNotAcceptable, ptNotAcceptable, "descriptions are available as application/json or text/html"))
+		return
+	}
 	var until time.Time
 	if nr.hasAsOf {
 		until = nr.asOf
@@ -848,14 +854,11 @@ func (h *handler) writeURCs(rw *respWriter, r *http.Request, ctx context.Context
 	if len(out) == 0 { // a history is never empty for a record; keep the answer whole anyway
 		out = append(out, urcVersion{Time: rec.Updated.UTC(), Record: rec})
 	}
-	switch negotiate(r.Header.Get("Accept"), urcsOffers) {
-	case mtJSON:
+	if mt == mtJSON {
 		writeJSON(rw, http.StatusOK, out)
-	case mtHTML:
-		h.writeHTML(rw, http.StatusOK, pageURCs, urcsPage{Asked: nr.text, Versions: out, History: history})
-	default:
-		h.writeProblem(rw, r, newProblem(http.StatusNotAcceptable, ptNotAcceptable, "descriptions are available as application/json or text/html"))
+		return
 	}
+	h.writeHTML(rw, http.StatusOK, pageURCs, urcsPage{Asked: nr.text, Versions: out, History: history})
 }
 
 // recentVersions reads the record's versions newest first, at or before

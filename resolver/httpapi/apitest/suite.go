@@ -2213,8 +2213,8 @@ func testHistoryQuery(t *testing.T, ns func(*testing.T) resolver.Store) {
 	f := newFixture(t, ns)
 	base := "/api/v1/names/" + lotr + "/history?"
 	for q, field := range map[string]string{
-		"after=-1": "after", "after=x": "after", "after=": "after", "after=1.5": "after", "after=99999999999999999999": "after",
-		"limit=0": "limit", "limit=10001": "limit", "limit=x": "limit", "limit=": "limit", "limit=-1": "limit",
+		"after=-1": "after", "after=x": "after", "after=1.5": "after", "after=99999999999999999999": "after",
+		"limit=0": "limit", "limit=10001": "limit", "limit=x": "limit", "limit=-1": "limit",
 		"after=1&after=2": "after", "after=1&after=1": "after", "limit=2&limit=3": "limit", "limit=5&after=0&limit=5": "limit",
 		"limit=%zz": "query", "after=%": "query",
 	} {
@@ -2223,8 +2223,9 @@ func testHistoryQuery(t *testing.T, ns func(*testing.T) resolver.Store) {
 			t.Errorf("?%s: %+v, want one naming %s", q, p, field)
 		}
 	}
-	// Well-formed: a page, the other parameters ignored as elsewhere.
-	for _, q := range []string{"", "limit=1", "limit=10000", "after=0", "after=0&limit=3", "x=1", "after=999999"} {
+	// Well-formed: a page, the other parameters ignored as elsewhere, and
+	// an empty value taken as none, as on the other listings.
+	for _, q := range []string{"", "limit=1", "limit=10000", "after=0", "after=0&limit=3", "x=1", "after=999999", "after=", "limit=", "after=&limit="} {
 		f.Do("GET", base+q, "").Want(t, 200)
 	}
 }
@@ -2277,6 +2278,10 @@ func testURCsBounded(t *testing.T, ns func(*testing.T) resolver.Store) {
 	r := f.Do("GET", "/uri-res/I2Cs?urn:example:often", "", "Accept", "text/html").Want(t, 200)
 	if !strings.Contains(r.Body, `<A HREF="/api/v1/names/urn:example:often/history">record's history</A>`) {
 		t.Fatalf("the page of the descriptions does not say where the others are: %.300s", r.Body[len(r.Body)-400:])
+	}
+	// A 406 links to no history: it gave no versions.
+	if r := f.Do("GET", "/uri-res/I2Cs?urn:example:often", "", "Accept", "text/csv").Want(t, 406); r.Header.Get("Link") != "" {
+		t.Fatalf("406 with Link %q", r.Header.Get("Link"))
 	}
 }
 
