@@ -19,6 +19,27 @@ import (
 // data (but always its first entry), as a page of the log does.
 const historyChunk = logChunk
 
+// firstChunk is how many entries a page of a record's history, or of its
+// versions, reads first: a record of 200 KB fills a page's 4 MiB with
+// twenty of them.
+const firstChunk = 16
+
+// nextChunk is how many entries a page bounded by limit entries and
+// logPageBytes of data reads next, having taken n of them holding size
+// bytes: at most historyChunk, and after the first chunk no more than
+// the bytes left would hold at the mean size so far (and one), so that a
+// page of large entries reads little more than it sends.
+func nextChunk(n, size, limit int) int {
+	want := min(historyChunk, limit-n)
+	if n == 0 {
+		return min(want, firstChunk)
+	}
+	if mean := size / n; mean > 0 {
+		want = min(want, max(0, logPageBytes-size)/mean+1)
+	}
+	return max(want, 1)
+}
+
 // nameHistory is GET /api/v1/names/{urn}/history?after=SEQ&limit=N
 // (anyone): the entries of the directory's history about the record the
 // name resolves to, oldest first, with their chain hashes; at most limit
@@ -71,7 +92,7 @@ func historyPage(ctx context.Context, svc *resolver.Service, id, after int64, li
 	for {
 		// One more than the page may still take: it tells whether
 		// entries remain.
-		want := min(historyChunk, limit-len(page)) + 1
+		want := nextChunk(len(page), size, limit) + 1
 		es, err := svc.RecordHistory(ctx, id, after, want)
 		if err != nil {
 			return nil, false, err

@@ -868,7 +868,7 @@ func (h *handler) writeURCs(rw *respWriter, r *http.Request, ctx context.Context
 func (h *handler) recentVersions(ctx context.Context, id int64, until time.Time) (out []urcVersion, more bool, err error) {
 	size := 0
 	for before := int64(0); ; {
-		want := min(historyChunk, urcVersions-len(out)) + 1 // one more tells whether any remain
+		want := nextChunk(len(out), size, urcVersions) + 1 // one more tells whether any remain
 		hist, err := h.svc.RecentHistory(ctx, id, before, until, want)
 		if err != nil {
 			return nil, false, err
