@@ -45,6 +45,7 @@ func RunService(t *testing.T, b Backend) {
 		{"Migrate", testMigrate},
 		{"Predecessors", testPredecessors},
 		{"MigrateSuccessorKeys", testMigrateSuccessors},
+		{"MigrateMissingSuccessorKeys", testMigrateMissingSuccessorKeys},
 		{"SuccessorKeyEditsAreFound", testVerifySuccessorKey},
 		{"ByLocationAndDuplicates", testByLocation},
 		{"Tokens", testTokens},
