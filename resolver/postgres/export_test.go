@@ -8,7 +8,13 @@ import (
 // MigrateTo brings the database dsn names to schema version to, for tests
 // of what a later migration finds.
 func MigrateTo(ctx context.Context, dsn string, to int) (from int, err error) {
-	pool, err := newPool(ctx, dsn, Options{}.withDefaults())
+	return MigrateToWithin(ctx, dsn, to, 0)
+}
+
+// MigrateToWithin is MigrateTo through a pool whose Options.Timeout (and
+// so statement_timeout) is timeout (0: the default).
+func MigrateToWithin(ctx context.Context, dsn string, to int, timeout time.Duration) (from int, err error) {
+	pool, err := newPool(ctx, dsn, Options{Timeout: timeout}.withDefaults())
 	if err != nil {
 		return 0, err
 	}

@@ -256,7 +256,10 @@ func migrateOne(ctx context.Context, conn *pgx.Conn, v int) error {
 // transaction, then its row in schema_migrations.
 func applyMigration(ctx context.Context, tx pgx.Tx, v int) error {
 	// SET takes no parameter: the value is written out, in milliseconds.
-	if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL lock_timeout = %d", lockTimeout.Milliseconds())); err != nil {
+	// The pool's statement_timeout (Options.Timeout, seconds) is lifted:
+	// an index build reads the whole table, for as long as its size
+	// takes, while waits for locks are bounded by lock_timeout.
+	if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL lock_timeout = %d; SET LOCAL statement_timeout = 0", lockTimeout.Milliseconds())); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(ctx, migrations[v]); err != nil {

@@ -26,22 +26,30 @@ func exec(t *testing.T, conn *pgx.Conn, sql string) {
 // which lets reads of the records go on. A write transaction left open
 // (holding ROW EXCLUSIVE) makes the migration wait for its lock, and
 // while it waits, the lock it asks for is seen in pg_locks; a reader on
-// another connection queued behind it must get its rows at once (within
-// a lock_timeout of its own). Were the lock ACCESS EXCLUSIVE (an ALTER
-// TABLE, as schema 3 takes), the reader would queue behind it and fail.
+// another connection, queued behind it, must get its rows at once (within
+// a lock_timeout of its own). And a long reader (an export, holding
+// ACCESS SHARE from before the migration began until after it ended) must
+// not stop any statement of the migration: one that asked for ACCESS
+// EXCLUSIVE (an ALTER TABLE, as schema 3's) would wait for it and fail at
+// the lock timeout. The migration's statements are not cut at the pool's
+// statement_timeout (Options.Timeout): the writer holds it up longer,
+// as an index build over a large table takes longer.
 func TestSchema4ReadsGoOn(t *testing.T) {
 	ctx := context.Background()
 	dsn := cluster.NewDB(t)
 	if _, err := postgres.MigrateTo(ctx, dsn, 3); err != nil {
 		t.Fatal(err)
 	}
-	postgres.SetMigrationLocks(t, time.Minute, 1, 0, nil)
+	postgres.SetMigrationLocks(t, 5*time.Second, 1, 0, nil)
+	export := connect(t, dsn)
+	exec(t, export, `BEGIN`)
+	exec(t, export, `SELECT count(*) FROM records`) // ACCESS SHARE until COMMIT
 	writer := connect(t, dsn)
 	exec(t, writer, `BEGIN`)
-	exec(t, writer, `UPDATE records SET reason = reason WHERE false`) // takes ROW EXCLUSIVE on records
+	exec(t, writer, `UPDATE records SET reason = reason WHERE false`) // ROW EXCLUSIVE until COMMIT
 	done := make(chan error, 1)
 	go func() {
-		_, err := postgres.MigrateTo(ctx, dsn, postgres.SchemaVersion)
+		_, err := postgres.MigrateToWithin(ctx, dsn, postgres.SchemaVersion, 200*time.Millisecond)
 		done <- err
 	}()
 	watcher := connect(t, dsn)
@@ -69,10 +77,12 @@ func TestSchema4ReadsGoOn(t *testing.T) {
 		t.Fatalf("the migration ended while a writer held records: %v", err)
 	default:
 	}
+	time.Sleep(time.Second) // 5 times the pool's statement_timeout
 	exec(t, writer, `COMMIT`)
 	if err := <-done; err != nil {
-		t.Fatalf("the migration after the writer committed: %v", err)
+		t.Fatalf("the migration after the writer committed, while the export reads: %v", err)
 	}
+	exec(t, export, `COMMIT`)
 	var indexes int
 	if err := watcher.QueryRow(ctx, `SELECT count(*) FROM pg_indexes WHERE tablename = 'records'
 		AND indexname IN ('records_successor', 'records_successor_stale')`).Scan(&indexes); err != nil || indexes != 2 {
