@@ -170,7 +170,9 @@ func diffSuccessorKey(rec Record) string {
 	case rec.Successor == "" && (rec.SuccessorKey != "" || rec.SuccessorVersion != 0):
 		return fmt.Sprintf("it has no successor, but the records table holds the successor key %q (version %d)", rec.SuccessorKey, rec.SuccessorVersion)
 	case rec.Successor != "" && rec.SuccessorVersion == 0:
-		return fmt.Sprintf("the records table holds no successor key for its successor %q", rec.Successor)
+		// A build before the column, or a PostgreSQL schema migration,
+		// left it to urikit migrate.
+		return fmt.Sprintf("the records table holds no successor key for its successor %q: urikit migrate computes it", rec.Successor)
 	case rec.SuccessorVersion == urn.KeyVersion:
 		if key, _ := SuccessorKeyOf(rec.Successor); key != rec.SuccessorKey {
 			return fmt.Sprintf("the records table holds the successor key %q, but the key of its successor %q is %q", rec.SuccessorKey, rec.Successor, key)
