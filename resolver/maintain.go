@@ -15,8 +15,9 @@ type MigrateReport struct {
 	Rekeyed   int      // keys that changed
 	Conflicts []string // spellings whose new key another record holds (left as they were)
 	// SuccessorsChecked counts the withdrawn records whose successor's key
-	// (Record.SuccessorKey) was of an older urn.KeyVersion, and
-	// SuccessorsRekeyed those whose key changed.
+	// (Record.SuccessorKey) was of an older urn.KeyVersion or had not been
+	// computed (resolver.SuccessorStale), and SuccessorsRekeyed those whose
+	// key changed (a URL successor's key stays "").
 	SuccessorsChecked, SuccessorsRekeyed int
 	// LocationsFrom is the LocationKeyVersion the location index's keys
 	// were of when Migrate computed them again by this build's rules; 0

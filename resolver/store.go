@@ -69,8 +69,12 @@ type Reader interface {
 	// records name the same successor.
 	Predecessors(ctx context.Context, keys []string, limit int) ([]Record, error)
 	// StaleSuccessors returns up to limit records with ID > after, in ID
-	// order, whose SuccessorVersion is below version but not 0 (a
-	// successor whose key older rules computed, or found none).
+	// order, whose successor key is to be computed (SuccessorStale): one
+	// that older rules computed (a SuccessorVersion below version but not
+	// 0), or none was (a Successor with a SuccessorVersion of 0: a record
+	// withdrawn before the store had the column, or since by a build
+	// that did not know it). Stores find them by an index that holds only
+	// records with a successor.
 	StaleSuccessors(ctx context.Context, version int, after int64, limit int) ([]Record, error)
 	// DuplicateLocations returns up to limit location keys listed by more
 	// than one record, in key order after the key after. Unless withdrawn

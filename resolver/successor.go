@@ -31,6 +31,16 @@ func SuccessorKeyOf(successor string) (key string, version int) {
 	return "", urn.KeyVersion
 }
 
+// SuccessorStale reports whether r's successor key is to be computed by
+// the rules of version (Reader.StaleSuccessors): r has a successor, and no
+// key for it (SuccessorVersion 0) or one that older rules computed.
+func SuccessorStale(r Record, version int) bool {
+	if r.SuccessorVersion == 0 {
+		return r.Successor != ""
+	}
+	return r.SuccessorVersion < version
+}
+
 // setSuccessor sets r's successor and the key that indexes it.
 func (r *Record) setSuccessor(successor string) {
 	r.Successor = successor
@@ -108,7 +118,10 @@ func predecessorsIn(ctx context.Context, r Reader, rec Record) (names []string, 
 // migrateSuccessors is Migrate's part for successor keys: it computes
 // again, by this build's rules, the SuccessorKey of every record whose
 // SuccessorVersion is older (as migratePass does for the keys table), so
-// that predecessor links follow the equivalence rules lookups use. A
+// that predecessor links follow the equivalence rules lookups use, and
+// computes it for every record that has a successor but no key for it
+// (SuccessorStale): PostgreSQL's schema 3 leaves them to it, so that the
+// records table is not locked while they are computed. A
 // batch that changed keys appends a keys.migrate entry, as migratePass
 // does, with {"version":…,"successors":N}. It returns the number of
 // records read and of keys that changed.
@@ -133,7 +146,7 @@ func (s *Service) migrateSuccessors(ctx context.Context) (checked, rekeyed int, 
 				if err != nil {
 					return err
 				}
-				if rec.SuccessorVersion == 0 || rec.SuccessorVersion >= urn.KeyVersion {
+				if !SuccessorStale(rec, urn.KeyVersion) {
 					continue
 				}
 				old := rec.SuccessorKey
@@ -173,7 +186,9 @@ func diffSuccessorKey(rec Record) string {
 	case rec.Successor == "" && (rec.SuccessorKey != "" || rec.SuccessorVersion != 0):
 		return fmt.Sprintf("it has no successor, but the records table holds the successor key %q (version %d)", rec.SuccessorKey, rec.SuccessorVersion)
 	case rec.Successor != "" && rec.SuccessorVersion == 0:
-		return fmt.Sprintf("the records table holds no successor key for its successor %q", rec.Successor)
+		// A build before the column, or a PostgreSQL schema migration,
+		// left it to urikit migrate.
+		return fmt.Sprintf("the records table holds no successor key for its successor %q: urikit migrate computes it", rec.Successor)
 	case rec.SuccessorVersion == urn.KeyVersion:
 		if key, _ := SuccessorKeyOf(rec.Successor); key != rec.SuccessorKey {
 			return fmt.Sprintf("the records table holds the successor key %q, but the key of its successor %q is %q", rec.SuccessorKey, rec.Successor, key)

@@ -474,7 +474,7 @@ func runMigrate(args []string, s *stdio) int {
 		return fail(s, "migrate", t, err)
 	}
 	fmt.Fprintf(s.out, "keys: %d stored under older rules, %d re-keyed\n", rep.Checked, rep.Rekeyed)
-	fmt.Fprintf(s.out, "successor keys: %d stored under older rules, %d re-keyed\n", rep.SuccessorsChecked, rep.SuccessorsRekeyed)
+	fmt.Fprintf(s.out, "successor keys: %d stored under older rules or not computed, %d re-keyed\n", rep.SuccessorsChecked, rep.SuccessorsRekeyed)
 	switch {
 	case rep.LocationsInterrupted != 0 && rep.LocationsFrom != 0:
 		fmt.Fprintf(s.out, "location keys: a migration to version %d's rules was interrupted: computed them again by this urikit's (version %d): %s read, %d changed\n",

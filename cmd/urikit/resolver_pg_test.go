@@ -86,10 +86,21 @@ func TestResolverPostgres(t *testing.T) {
 		}
 	}
 	// verify checks as before on the migrated database (rows written
-	// under schema 1 hold every value whole), after the notice.
+	// under schema 1 hold every value whole), after the notice; but the
+	// schema migrations leave the successor keys of the withdrawn
+	// records to urikit migrate, which verify says.
 	pgBackToSchema1(t, dsn)
+	_, errs = cli(t, exitInvalid, "verify")
+	if rest := wantMigrated(t, "verify", errs, "PostgreSQL", postgres.SchemaVersion); !strings.Contains(rest, "holds no successor key for its successor") ||
+		!strings.Contains(rest, "urikit migrate computes it") {
+		t.Fatalf("verify before urikit migrate computed the successor keys: stderr %q", errs)
+	}
+	out, _ = cli(t, exitOK, "migrate")
+	if want := fmt.Sprintf("successor keys: %d stored under older rules or not computed, %d re-keyed", withdrawn, withdrawn); !strings.Contains(out, want) {
+		t.Fatalf("migrate: %s\nwant %q", out, want)
+	}
 	out, errs = cli(t, exitOK, "verify")
-	if !strings.HasPrefix(out, "history verified") || wantMigrated(t, "verify", errs, "PostgreSQL", postgres.SchemaVersion) != "" {
+	if !strings.HasPrefix(out, "history verified") || errs != "" {
 		t.Fatalf("verify: %s\nstderr: %s", out, errs)
 	}
 	if o, errs := cli(t, exitOK, "verify"); !strings.HasPrefix(o, "history verified") || errs != "" {
@@ -156,7 +167,8 @@ func TestResolverPostgres(t *testing.T) {
 
 // pgBackToSchema1 takes the database at dsn back to schema 1, as the last
 // build of that schema would have left it: without schema 3's successor
-// keys, which the migration computes again; the values schema 2 leaves NULL
+// keys (and schema 4's indexes of them), which urikit migrate computes
+// again; the values schema 2 leaves NULL
 // (because they repeat another column) written out whole, as schema 1
 // stored them, and the columns NOT NULL again.
 func pgBackToSchema1(t *testing.T, dsn string) {
@@ -167,7 +179,8 @@ func pgBackToSchema1(t *testing.T, dsn string) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	// Schema 3's columns (and their indexes) go first, then schema 2's NULLs.
+	// Schema 3's columns (and schema 4's indexes of them) go first, then
+	// schema 2's NULLs.
 	_, err = conn.Exec(ctx, `DELETE FROM schema_migrations WHERE version >= 2;
 		ALTER TABLE records DROP COLUMN IF EXISTS successor_key, DROP COLUMN IF EXISTS successor_version;
 		UPDATE records r SET key = `+postgresColKey+`, loc_labels = `+postgresColLocLabels+`, loc_keys = `+postgresColLocKeys+`

@@ -254,7 +254,7 @@ func (d *data) predecessors(keys []string, limit int) []resolver.Record {
 func (d *data) staleSuccessors(version int, after int64, limit int) []resolver.Record {
 	var out []resolver.Record
 	for _, r := range sortedValues(d.records, func(r resolver.Record) int64 { return r.ID }) {
-		if r.ID > after && r.SuccessorVersion != 0 && r.SuccessorVersion < version && len(out) < limit {
+		if r.ID > after && resolver.SuccessorStale(r, version) && len(out) < limit {
 			out = append(out, cloneRecord(r))
 		}
 	}

@@ -1,9 +1,11 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -121,12 +123,43 @@ func (r reader) predecessors(ctx context.Context, keys []string, limit int) ([]r
 		ORDER BY r.id LIMIT $2`, keys, limit)
 }
 
-// staleSuccessors reads the partial index records_successor_version,
-// which holds the records with a successor (schema 3).
+// staleSuccessors reads the partial index records_successor_stale
+// (successor_version, id) of the records with a successor (schema 4): a
+// range of the records with no version (withdrawn before schema 3, or
+// since by a build before it), and one of each version below version
+// (versions count from 1), each read in ID order from after and cut at
+// limit, then merged by ID. A page reads at most version × limit entries
+// of the index however many records are stale or not: a single range
+// "below version" would not be in ID order, and one page would sort them
+// all. The ORDER BY is the index's: what lets the planner see that it
+// serves the query (its statistics cannot tell how few of the rows whose
+// version is NULL, every record's without a successor, have one).
 func (r reader) staleSuccessors(ctx context.Context, version int, after int64, limit int) ([]resolver.Record, error) {
-	return r.records(ctx, `SELECT `+recordCols+` FROM records r
-		WHERE r.successor_version IS NOT NULL AND r.successor_version < $1 AND r.id > $2 ORDER BY r.id LIMIT $3`, version, after, limit)
+	recs, err := r.records(ctx, qSuccessorsUnkeyed, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	for v := 1; v < version; v++ {
+		more, err := r.records(ctx, qSuccessorsOfVersion, v, after, limit)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, more...)
+	}
+	slices.SortFunc(recs, func(a, b resolver.Record) int { return cmp.Compare(a.ID, b.ID) })
+	if len(recs) > limit {
+		recs = recs[:limit]
+	}
+	return recs, nil
 }
+
+// The statements of staleSuccessors.
+const (
+	qSuccessorsUnkeyed = `SELECT ` + recordCols + ` FROM records r
+		WHERE r.successor <> '' AND r.successor_version IS NULL AND r.id > $1 ORDER BY r.successor_version, r.id LIMIT $2`
+	qSuccessorsOfVersion = `SELECT ` + recordCols + ` FROM records r
+		WHERE r.successor <> '' AND r.successor_version = $1 AND r.id > $2 ORDER BY r.successor_version, r.id LIMIT $3`
+)
 
 func (r reader) keySet(ctx context.Context, sql string, args ...any) ([]resolver.Key, error) {
 	rows, err := r.q.Query(ctx, sql, args...)

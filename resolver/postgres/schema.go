@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/urikit/urikit/resolver"
 )
@@ -129,62 +131,34 @@ ALTER TABLE keys ALTER COLUMN spelling DROP NOT NULL;
 	// is stored as its equivalence key too (resolver.SuccessorKeyOf), with
 	// the urn.KeyVersion that computed it as keys.version is; both NULL
 	// when there is no key (successor_version is set for a URL
-	// successor). Partial indexes hold only the few rows with a
-	// successor: records_successor finds the records a record replaces
-	// (Reader.Predecessors), records_successor_version those whose key
-	// urikit migrate computes again (StaleSuccessors). The rows written
-	// before get their keys from fills[3].
+	// successor). Nullable columns without a default: a change of the
+	// catalog, no rewrite, so the ACCESS EXCLUSIVE lock ALTER TABLE takes
+	// (which stops every read of records while it is held or waited for)
+	// lasts an instant; migrate waits for it at most lockTimeout. Nothing
+	// else is in this transaction: the indexes are schema 4, and the
+	// rows written before get their keys from urikit migrate (or serve's
+	// start), which finds them by their NULL version (StaleSuccessors)
+	// and computes them in transactions of their own.
 	3: `
 ALTER TABLE records ADD COLUMN successor_key text COLLATE "C",
 	ADD COLUMN successor_version integer;
-CREATE INDEX records_successor ON records (successor_key) WHERE successor_key IS NOT NULL;
-CREATE INDEX records_successor_version ON records (id) WHERE successor_version IS NOT NULL;
 `,
-}
-
-// fills compute, after a migration's SQL and in its transaction, what SQL
-// cannot: an equivalence key is the urn package's.
-var fills = map[int]func(context.Context, pgx.Tx) error{
-	3: fillSuccessorKeys,
-}
-
-// fillSuccessorKeys computes the successor key of every record that has a
-// successor (only withdrawn records do), by this build's rules.
-func fillSuccessorKeys(ctx context.Context, tx pgx.Tx) error {
-	rows, err := tx.Query(ctx, `SELECT id, successor FROM records WHERE successor <> ''`)
-	if err != nil {
-		return err
-	}
-	ids, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (struct {
-		id        int64
-		successor string
-	}, error) {
-		var f struct {
-			id        int64
-			successor string
-		}
-		err := row.Scan(&f.id, &f.successor)
-		return f, err
-	})
-	if err != nil {
-		return err
-	}
-	for _, f := range ids {
-		key, version := resolver.SuccessorKeyOf(f.successor)
-		var k any
-		if key != "" {
-			k = key
-		}
-		if _, err := tx.Exec(ctx, `UPDATE records SET successor_key = $1, successor_version = $2 WHERE id = $3`, k, version, f.id); err != nil {
-			return fmt.Errorf("record %d: %w", f.id, err)
-		}
-	}
-	return nil
+	// Partial indexes of the few rows with a successor: records_successor
+	// finds the records a record replaces (Reader.Predecessors),
+	// records_successor_stale those whose key urikit migrate computes
+	// (StaleSuccessors: a version that is NULL, or below this build's, in
+	// ID order for each). CREATE INDEX takes a SHARE lock: reads go on
+	// while it reads the table, writes wait for it. (IF NOT EXISTS: a
+	// development build's schema 3 made records_successor already.)
+	4: `
+CREATE INDEX IF NOT EXISTS records_successor ON records (successor_key) WHERE successor_key IS NOT NULL;
+CREATE INDEX records_successor_stale ON records (successor_version, id) WHERE successor <> '';
+`,
 }
 
 // SchemaVersion is the schema version this build writes and reads: the
 // last of migrations (a test checks that they agree).
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // migrationLock is the advisory lock key that serializes migrations
 // between processes starting at once ("urikit" in ASCII).
@@ -231,28 +205,73 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, to int) (from int, err err
 		return from, fmt.Errorf("postgres: the database's schema is version %d, newer than this urikit's %d: upgrade urikit", from, SchemaVersion)
 	}
 	for v := from + 1; v <= to; v++ {
-		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
-				return err
-			}
-			if fill := fills[v]; fill != nil {
-				if err := fill(ctx, tx); err != nil {
-					return err
-				}
-			}
-			if _, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version) VALUES ($1)", v); err != nil {
-				return err
-			}
-			// Instances of an older build that are running learn of it
-			// (Store.noteSchema; builds before schema 2 ignore it).
-			_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", channel, fmt.Sprintf(`{"schema":%d}`, v))
-			return err
-		})
-		if err != nil {
-			return from, fmt.Errorf("postgres: schema migration %d: %w", v, mapErr(err))
+		if err := migrateOne(ctx, conn.Conn(), v); err != nil {
+			return from, fmt.Errorf("postgres: schema migration %d: %w", v, err)
 		}
 	}
 	return from, nil
+}
+
+// How long a migration waits for a table's lock (lock_timeout), how many
+// times it tries, and how long it waits between tries. ALTER TABLE's
+// ACCESS EXCLUSIVE request, while it waits, stops every read queued after
+// it: a migration that waited as long as a long reader (urikit export, a
+// backup) holds the table would stop lookups as long. Variables for tests.
+var (
+	lockTimeout  = 2 * time.Second
+	lockAttempts = 5
+	lockRetry    = time.Second
+)
+
+// onLockTimeout, when not nil, is called after attempt (from 1) of
+// migration v found the lock taken (tests).
+var onLockTimeout func(v, attempt int)
+
+// migrateOne applies migration v in a transaction of its own, trying again
+// when it could not take a lock within lockTimeout (SQLSTATE 55P03,
+// lock_not_available).
+func migrateOne(ctx context.Context, conn *pgx.Conn, v int) error {
+	for attempt := 1; ; attempt++ {
+		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error { return applyMigration(ctx, tx, v) })
+		var pg *pgconn.PgError
+		if !errors.As(err, &pg) || pg.Code != "55P03" {
+			return mapErr(err)
+		}
+		if onLockTimeout != nil {
+			onLockTimeout(v, attempt)
+		}
+		if attempt == lockAttempts {
+			return fmt.Errorf("%w: %d tries could not lock a table within %v each: another transaction holds it, most likely a long one that reads the records (an urikit export, a backup, a session left idle in a transaction: see pg_stat_activity); run urikit migrate again once it has ended: %w",
+				resolver.ErrUnavailable, attempt, lockTimeout, err)
+		}
+		select {
+		case <-ctx.Done():
+			return mapErr(ctx.Err())
+		case <-time.After(lockRetry):
+		}
+	}
+}
+
+// applyMigration is migration v's SQL, with lock_timeout set for this
+// transaction, then its row in schema_migrations.
+func applyMigration(ctx context.Context, tx pgx.Tx, v int) error {
+	// SET takes no parameter: the value is written out, in milliseconds.
+	// The pool's statement_timeout (Options.Timeout, seconds) is lifted:
+	// an index build reads the whole table, for as long as its size
+	// takes, while waits for locks are bounded by lock_timeout.
+	if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL lock_timeout = %d; SET LOCAL statement_timeout = 0", lockTimeout.Milliseconds())); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, migrations[v]); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version) VALUES ($1)", v); err != nil {
+		return err
+	}
+	// Instances of an older build that are running learn of it
+	// (Store.noteSchema; builds before schema 2 ignore it).
+	_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", channel, fmt.Sprintf(`{"schema":%d}`, v))
+	return err
 }
 
 // sqlSchemaVersion reads the schema's version.

@@ -103,18 +103,20 @@ var sqlText = [numQueries]string{
 	qPredecessors: `SELECT ` + recordCols + ` FROM records r INDEXED BY records_successor
 		WHERE r.successor_key = ? ORDER BY r.id LIMIT ?`,
 	// Stale successor keys, as stale keys: from the partial index for this
-	// build's version (ensureStaleIndex), else by ID and filtered (a NULL
-	// successor_version, no successor, is never below).
-	qStaleSuccessorsCurrent: fmt.Sprintf(`SELECT `+recordCols+` FROM records r INDEXED BY %s WHERE r.successor_version < %d AND r.id > ? ORDER BY r.id LIMIT ?`,
-		staleSuccessorIndex, urn.KeyVersion),
-	qStaleSuccessors: `SELECT ` + recordCols + ` FROM records r WHERE r.id > ? AND r.successor_version < ? ORDER BY r.id LIMIT ?`,
-	qDuplicateKeys:   `SELECT key FROM locations WHERE key > ? GROUP BY key HAVING count(*) > 1 ORDER BY key LIMIT ?`,
-	qDuplicateURNs:   `SELECT r.urn, r.status FROM locations l JOIN records r ON r.id = l.record_id WHERE l.key = ? ORDER BY r.id`,
-	qAuthority:       `SELECT id, name, prefixes, created, updated FROM authorities WHERE id = ?`,
-	qAuthorities:     `SELECT id, name, prefixes, created, updated FROM authorities ORDER BY id`,
-	qTokenByHash:     `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE hash = ?`,
-	qTokens:          `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE authority_id = ? ORDER BY id`,
-	qRules:           `SELECT id, prefix, target, created FROM rules ORDER BY id`,
+	// build's version (ensureStaleIndex), else by ID and filtered. A
+	// successor whose version is NULL has no key yet: it is stale for any
+	// version (a NULL successor, none, is never).
+	qStaleSuccessorsCurrent: fmt.Sprintf(`SELECT `+recordCols+` FROM records r INDEXED BY %s WHERE %s AND r.id > ? ORDER BY r.id LIMIT ?`,
+		staleSuccessorIndex, staleSuccessorWhere("r")),
+	qStaleSuccessors: `SELECT ` + recordCols + ` FROM records r WHERE r.id > ? AND r.successor IS NOT NULL
+		AND (r.successor_version IS NULL OR r.successor_version < ?) ORDER BY r.id LIMIT ?`,
+	qDuplicateKeys: `SELECT key FROM locations WHERE key > ? GROUP BY key HAVING count(*) > 1 ORDER BY key LIMIT ?`,
+	qDuplicateURNs: `SELECT r.urn, r.status FROM locations l JOIN records r ON r.id = l.record_id WHERE l.key = ? ORDER BY r.id`,
+	qAuthority:     `SELECT id, name, prefixes, created, updated FROM authorities WHERE id = ?`,
+	qAuthorities:   `SELECT id, name, prefixes, created, updated FROM authorities ORDER BY id`,
+	qTokenByHash:   `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE hash = ?`,
+	qTokens:        `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE authority_id = ? ORDER BY id`,
+	qRules:         `SELECT id, prefix, target, created FROM rules ORDER BY id`,
 	// A record's history a page at a time, either way: a range of the
 	// history_record index (record_id, seq), read forwards or backwards
 	// from the cursor. Newest first, the time bound is checked row by row

@@ -295,8 +295,19 @@ func migrate(ctx context.Context, conn *sql.Conn) (Migration, error) {
 // whose successor key it makes stale.
 var (
 	staleIndex          = fmt.Sprintf("keys_stale_v%d", urn.KeyVersion)
-	staleSuccessorIndex = fmt.Sprintf("records_successor_stale_v%d", urn.KeyVersion)
+	staleSuccessorIndex = fmt.Sprintf("records_successor_due_v%d", urn.KeyVersion)
 )
+
+// staleSuccessorWhere is the condition of the records whose successor key
+// this build computes (resolver.SuccessorStale), on the columns of table
+// alias as ("" for none): the partial index's and the query's, written
+// the same.
+func staleSuccessorWhere(as string) string {
+	if as != "" {
+		as += "."
+	}
+	return fmt.Sprintf(`%[1]ssuccessor IS NOT NULL AND (%[1]ssuccessor_version IS NULL OR %[1]ssuccessor_version < %[2]d)`, as, urn.KeyVersion)
+}
 
 // ensureStaleIndex creates, when missing, a partial index of the keys whose
 // version is below urn.KeyVersion: the keys Service.Migrate must compute
@@ -311,12 +322,16 @@ var (
 // each is as small as the keys stale for it.
 //
 // The successor keys (records.successor_key, schema 3) get the same: a
-// partial index of the records whose successor_version is below this
-// build's (StaleSuccessors).
+// partial index of the records with a successor whose successor_version
+// is below this build's, or NULL (never computed: a record withdrawn by a
+// build before schema 3 since), which StaleSuccessors reads; its
+// condition is written as qStaleSuccessorsCurrent's, the form SQLite
+// needs to see that the query's implies it. (records_successor_stale_vN,
+// left by a development build, held only the versions below.)
 func ensureStaleIndex(ctx context.Context, conn *sql.Conn) error {
 	for _, ix := range []struct{ name, def string }{
 		{staleIndex, fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON keys(key) WHERE version < %d`, staleIndex, urn.KeyVersion)},
-		{staleSuccessorIndex, fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON records(id) WHERE successor_version < %d`, staleSuccessorIndex, urn.KeyVersion)},
+		{staleSuccessorIndex, fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON records(id) WHERE %s`, staleSuccessorIndex, staleSuccessorWhere(""))},
 	} {
 		var n int
 		if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = ?`, ix.name).Scan(&n); err != nil {

@@ -97,14 +97,19 @@ func TestVerifyFindsSQLEdits(t *testing.T) {
 
 // TestVerifyFindsSuccessorKeyEdits: the successor key of a withdrawn
 // record, changed or removed with SQL, no longer agrees with its
-// successor: Verify names the record (its predecessor link is wrong).
+// successor: Verify names the record (its predecessor link is wrong). One
+// removed (as a build before schema 3 leaves a record it withdraws) is
+// computed by Migrate, after which Verify passes and the link is back.
 func TestVerifyFindsSuccessorKeyEdits(t *testing.T) {
 	ctx := context.Background()
-	for _, tc := range []struct{ sql, want string }{
+	for _, tc := range []struct {
+		sql, want string
+		migrated  bool // Migrate computes the key again
+	}{
 		{`UPDATE records SET successor_key = 'urn:example:zz' WHERE urn = 'urn:example:b'`,
-			`holds the successor key "urn:example:zz", but the key of its successor "urn:example:a" is "urn:example:a"`},
+			`holds the successor key "urn:example:zz", but the key of its successor "urn:example:a" is "urn:example:a"`, false},
 		{`UPDATE records SET successor_key = NULL, successor_version = NULL WHERE urn = 'urn:example:b'`,
-			`holds no successor key for its successor "urn:example:a"`},
+			`holds no successor key for its successor "urn:example:a"`, true},
 	} {
 		f := newFixture(t, t.TempDir())
 		for _, n := range []string{"urn:example:a", "urn:example:b"} {
@@ -128,6 +133,22 @@ func TestVerifyFindsSuccessorKeyEdits(t *testing.T) {
 		var se *resolver.StateError
 		if !errors.As(err, &se) || se.RecordID != b.ID || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Verify after %s: %v, want a state error of record %d saying %q", tc.sql, err, b.ID, tc.want)
+		}
+		if !tc.migrated {
+			continue
+		}
+		if rep, err := f.svc.Migrate(ctx); err != nil || rep.SuccessorsChecked != 1 || rep.SuccessorsRekeyed != 1 {
+			t.Fatalf("Migrate after %s: %+v %v, want the successor key computed", tc.sql, rep, err)
+		}
+		if _, err := f.svc.Verify(ctx, nil); err != nil {
+			t.Errorf("Verify after Migrate: %v", err)
+		}
+		a, err := f.svc.Lookup(ctx, urn.MustParse("urn:example:a"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if preds, err := f.svc.Predecessors(ctx, a); err != nil || len(preds) != 1 || preds[0] != "urn:example:b" {
+			t.Errorf("predecessors after Migrate: %q %v", preds, err)
 		}
 	}
 }

@@ -250,6 +250,53 @@ func testMigrateSuccessors(t *testing.T, b Backend) {
 	}
 }
 
+// testMigrateMissingSuccessorKeys: a record with a successor but no key
+// for it (withdrawn before the store had the column, or since by a build
+// that did not know it; PostgreSQL's schema 3 leaves every old one so) is
+// a state error Verify reports until Migrate computes the key, which links
+// it to its successor; a URL successor gets its version (and no key).
+func testMigrateMissingSuccessorKeys(t *testing.T, b Backend) {
+	e := newEnv(t, b)
+	c := ctx(t)
+	e.put(e.a, "urn:example:a2", input("http://x/"))
+	e.put(e.a, "urn:example:a1", input("http://y/"))
+	e.put(e.a, "urn:example:a3", input("http://z/"))
+	w := e.withdraw("urn:example:a1", "URN:example:a2")
+	u := e.withdraw("urn:example:a3", "https://example.org/a3")
+	for _, id := range []int64{w.ID, u.ID} {
+		update(t, e.store, func(tx resolver.Tx) error {
+			rec, err := tx.Record(c, id)
+			if err != nil {
+				return err
+			}
+			rec.SuccessorKey, rec.SuccessorVersion = "", 0
+			return tx.UpdateRecord(c, rec)
+		})
+	}
+	wantNames(t, "before Migrate", e.predecessors("urn:example:a2"))
+	if st, err := e.store.StaleSuccessors(c, urn.KeyVersion, 0, 10); err != nil || len(st) != 2 || st[0].ID != w.ID || st[1].ID != u.ID {
+		t.Fatalf("StaleSuccessors: %+v %v, want records %d and %d", st, err, w.ID, u.ID)
+	}
+	var se *resolver.StateError
+	if _, err := e.svc.Verify(c, nil); !errors.As(err, &se) || se.RecordID != w.ID || !strings.Contains(se.Reason, "no successor key") {
+		t.Fatalf("Verify before Migrate: %v, want a state error of record %d", err, w.ID)
+	}
+	rep, err := e.svc.Migrate(c)
+	if err != nil || rep.SuccessorsChecked != 2 || rep.SuccessorsRekeyed != 1 {
+		t.Fatalf("Migrate: %+v %v, want 2 successors checked, 1 re-keyed", rep, err)
+	}
+	wantNames(t, "after Migrate", e.predecessors("urn:example:a2"), "urn:example:a1")
+	if got := mustLookup(t, e, "urn:example:a3"); got.SuccessorKey != "" || got.SuccessorVersion != urn.KeyVersion {
+		t.Fatalf("the record with a URL successor after Migrate: key %q version %d", got.SuccessorKey, got.SuccessorVersion)
+	}
+	if st, err := e.store.StaleSuccessors(c, urn.KeyVersion, 0, 10); err != nil || len(st) != 0 {
+		t.Fatalf("StaleSuccessors after Migrate: %+v %v", st, err)
+	}
+	if _, err := e.svc.Verify(c, nil); err != nil {
+		t.Fatalf("Verify after Migrate: %v", err)
+	}
+}
+
 // testVerifySuccessorKey: Verify finds a stored successor key that its
 // successor does not give.
 func testVerifySuccessorKey(t *testing.T, b Backend) {
@@ -347,6 +394,45 @@ func testSuccessorKeyStored(t *testing.T, b Backend) {
 	}
 	if st, err := s.StaleSuccessors(c, urn.KeyVersion, r.ID, 10); err != nil || len(st) != 0 {
 		t.Fatalf("StaleSuccessors after the record: %+v %v", st, err)
+	}
+	// A successor with no key is stale for any version, and comes in ID
+	// order among those of older keys, page by page.
+	nokey, older := sampleRecord("urn:example:s8"), sampleRecord("urn:example:s9")
+	nokey.Status, nokey.Successor = resolver.Withdrawn, "urn:example:s2"
+	older.Status, older.Successor, older.SuccessorKey, older.SuccessorVersion = resolver.Withdrawn, "urn:example:s2", "urn:example:s2", urn.KeyVersion-1
+	update(t, s, func(tx resolver.Tx) error {
+		for _, rec := range []*resolver.Record{&nokey, &older} {
+			if err := tx.InsertRecord(c, rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	got, _ = s.Record(c, nokey.ID)
+	check("Record with a successor but no key", got, nokey)
+	ids := func(recs []resolver.Record) []int64 {
+		var out []int64
+		for _, r := range recs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		version int
+		after   int64
+		limit   int
+		want    []int64
+	}{
+		{urn.KeyVersion, 0, 10, []int64{r.ID, nokey.ID, older.ID}},
+		{urn.KeyVersion, 0, 2, []int64{r.ID, nokey.ID}},
+		{urn.KeyVersion, nokey.ID, 2, []int64{older.ID}},
+		{urn.KeyVersion, r.ID, 1, []int64{nokey.ID}},
+		{urn.KeyVersion - 1, 0, 10, []int64{nokey.ID}},
+	} {
+		st, err := s.StaleSuccessors(c, tc.version, tc.after, tc.limit)
+		if err != nil || !slices.Equal(ids(st), tc.want) {
+			t.Fatalf("StaleSuccessors(%d, %d, %d): %v %v, want %v", tc.version, tc.after, tc.limit, ids(st), err, tc.want)
+		}
 	}
 	// The bulk path (an import's) stores them as a single insert does.
 	bulk := sampleRecord("urn:example:s5")

@@ -46,6 +46,7 @@ func RunService(t *testing.T, b Backend) {
 		{"Predecessors", testPredecessors},
 		{"ManyPredecessors", testManyPredecessors},
 		{"MigrateSuccessorKeys", testMigrateSuccessors},
+		{"MigrateMissingSuccessorKeys", testMigrateMissingSuccessorKeys},
 		{"SuccessorKeyEditsAreFound", testVerifySuccessorKey},
 		{"ByLocationAndDuplicates", testByLocation},
 		{"Tokens", testTokens},
