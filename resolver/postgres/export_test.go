@@ -31,6 +31,7 @@ var HistoryStatements = map[string]string{
 const (
 	QSuccessorsUnkeyed   = qSuccessorsUnkeyed
 	QSuccessorsOfVersion = qSuccessorsOfVersion
+	QPredecessors        = qPredecessors
 )
 
 // SetMigrationLocks sets how long a migration waits for a lock, how many

@@ -110,17 +110,20 @@ func (r reader) recordsAfter(ctx context.Context, after int64, limit int) ([]res
 	return r.records(ctx, `SELECT `+recordCols+` FROM records r WHERE r.id > $1 ORDER BY r.id LIMIT $2`, after, limit)
 }
 
-// predecessors finds the records by the partial index records_successor:
-// at most limit for each key (a thousand withdrawn names may name one
+// qPredecessors finds the records by the partial index
+// records_successor_key (successor_key, id): at most limit for each key,
+// read in index order (a thousand withdrawn names may name one
 // successor), then the first limit of those.
+const qPredecessors = `SELECT ` + recordCols + ` FROM (SELECT DISTINCT unnest($1::text[]) AS key) k
+	CROSS JOIN LATERAL (SELECT * FROM records
+		WHERE successor_key = k.key ORDER BY id LIMIT $2) r
+	ORDER BY r.id LIMIT $2`
+
 func (r reader) predecessors(ctx context.Context, keys []string, limit int) ([]resolver.Record, error) {
 	if len(keys) == 0 || limit <= 0 {
 		return nil, nil
 	}
-	return r.records(ctx, `SELECT `+recordCols+` FROM (SELECT DISTINCT unnest($1::text[]) AS key) k
-		CROSS JOIN LATERAL (SELECT * FROM records
-			WHERE successor_key = k.key ORDER BY id LIMIT $2) r
-		ORDER BY r.id LIMIT $2`, keys, limit)
+	return r.records(ctx, qPredecessors, keys, limit)
 }
 
 // staleSuccessors reads the partial index records_successor_stale

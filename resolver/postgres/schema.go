@@ -143,15 +143,16 @@ ALTER TABLE keys ALTER COLUMN spelling DROP NOT NULL;
 ALTER TABLE records ADD COLUMN successor_key text COLLATE "C",
 	ADD COLUMN successor_version integer;
 `,
-	// Partial indexes of the few rows with a successor: records_successor
-	// finds the records a record replaces (Reader.Predecessors),
-	// records_successor_stale those whose key urikit migrate computes
-	// (StaleSuccessors: a version that is NULL, or below this build's, in
-	// ID order for each). CREATE INDEX takes a SHARE lock: reads go on
-	// while it reads the table, writes wait for it. (IF NOT EXISTS: a
-	// development build's schema 3 made records_successor already.)
+	// Partial indexes of the few rows with a successor:
+	// records_successor_key finds the records a record replaces
+	// (Reader.Predecessors: the first by ID for each key, read in index
+	// order however many name one successor), records_successor_stale
+	// those whose key urikit migrate computes (StaleSuccessors: a version
+	// that is NULL, or below this build's, in ID order for each). CREATE
+	// INDEX takes a SHARE lock: reads go on while it reads the table,
+	// writes wait for it.
 	4: `
-CREATE INDEX IF NOT EXISTS records_successor ON records (successor_key) WHERE successor_key IS NOT NULL;
+CREATE INDEX records_successor_key ON records (successor_key, id) WHERE successor_key IS NOT NULL;
 CREATE INDEX records_successor_stale ON records (successor_version, id) WHERE successor <> '';
 `,
 }

@@ -85,7 +85,7 @@ func TestSchema4ReadsGoOn(t *testing.T) {
 	exec(t, export, `COMMIT`)
 	var indexes int
 	if err := watcher.QueryRow(ctx, `SELECT count(*) FROM pg_indexes WHERE tablename = 'records'
-		AND indexname IN ('records_successor', 'records_successor_stale')`).Scan(&indexes); err != nil || indexes != 2 {
+		AND indexname IN ('records_successor_key', 'records_successor_stale')`).Scan(&indexes); err != nil || indexes != 2 {
 		t.Fatalf("indexes after schema 4: %d %v", indexes, err)
 	}
 }
@@ -179,7 +179,7 @@ func TestMigrateComputesSuccessorKeysSetNull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if preds, err := svc.Predecessors(ctx, a); err != nil || len(preds) != 1 || preds[0] != "urn:example:b" {
+	if preds, _, err := svc.Predecessors(ctx, a); err != nil || len(preds) != 1 || preds[0] != "urn:example:b" {
 		t.Fatalf("predecessors after Migrate: %q %v", preds, err)
 	}
 }

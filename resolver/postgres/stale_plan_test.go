@@ -43,6 +43,7 @@ func TestStaleSuccessorsPlan(t *testing.T) {
 		`SET plan_cache_mode = force_generic_plan`,
 		`PREPARE unkeyed AS ` + postgres.QSuccessorsUnkeyed,
 		`PREPARE of_version AS ` + postgres.QSuccessorsOfVersion,
+		`PREPARE predecessors AS ` + postgres.QPredecessors,
 	} {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -66,4 +67,20 @@ func TestStaleSuccessorsPlan(t *testing.T) {
 		}
 		t.Logf("%s:\n  %s", name, strings.Join(plan, "\n  "))
 	}
+	// The records a record replaces: for each key a range of
+	// records_successor_key in ID order, cut at the limit; the sort is of
+	// at most limit rows a key. (2,000 records name urn:example:next.)
+	rows, err := conn.Query(ctx, `EXPLAIN EXECUTE predecessors('{urn:example:next,urn:example:other}', 102)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(plan, "\n")
+	if !strings.Contains(all, "Index Scan using records_successor_key") || strings.Contains(all, "Seq Scan on records") {
+		t.Errorf("qPredecessors does not read records_successor_key in its order:\n%s", all)
+	}
+	t.Logf("qPredecessors:\n  %s", strings.Join(plan, "\n  "))
 }

@@ -147,7 +147,7 @@ func TestVerifyFindsSuccessorKeyEdits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if preds, err := f.svc.Predecessors(ctx, a); err != nil || len(preds) != 1 || preds[0] != "urn:example:b" {
+		if preds, _, err := f.svc.Predecessors(ctx, a); err != nil || len(preds) != 1 || preds[0] != "urn:example:b" {
 			t.Errorf("predecessors after Migrate: %q %v", preds, err)
 		}
 	}
