@@ -32,6 +32,7 @@ const (
 	QSuccessorsUnkeyed   = qSuccessorsUnkeyed
 	QSuccessorsOfVersion = qSuccessorsOfVersion
 	QPredecessors        = qPredecessors
+	MigrationLock        = int64(migrationLock)
 )
 
 // SetMigrationLocks sets how long a migration waits for a lock, how many

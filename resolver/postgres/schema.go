@@ -162,8 +162,12 @@ CREATE INDEX records_successor_stale ON records (successor_version, id) WHERE su
 const SchemaVersion = 4
 
 // migrationLock is the advisory lock key that serializes migrations
-// between processes starting at once ("urikit" in ASCII).
-const migrationLock = 0x75726b6974
+// between processes starting at once ("urikit" in ASCII), and
+// migrationLockPoll how often a process waiting for it tries again.
+const (
+	migrationLock     = 0x75726b6974
+	migrationLockPoll = 100 * time.Millisecond
+)
 
 // Migrate brings the schema of the database dsn names up to SchemaVersion
 // (urikit migrate; Open does it too, unless Options.NoMigrate) and returns
@@ -188,8 +192,23 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, to int) (from int, err err
 		return 0, mapErr(err)
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(migrationLock)); err != nil {
-		return 0, mapErr(err)
+	// Taken by trying, not by waiting in pg_advisory_lock: a wait would
+	// run under the pool's statement_timeout, so that an instance started
+	// while another builds schema 4's indexes on a large table would fail
+	// to start rather than wait its turn.
+	for {
+		var got bool
+		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", int64(migrationLock)).Scan(&got); err != nil {
+			return 0, mapErr(err)
+		}
+		if got {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return 0, mapErr(ctx.Err())
+		case <-time.After(migrationLockPoll):
+		}
 	}
 	defer func() {
 		// On a broken connection the session (and its lock) is gone anyway.

@@ -183,3 +183,34 @@ func TestMigrateComputesSuccessorKeysSetNull(t *testing.T) {
 		t.Fatalf("predecessors after Migrate: %q %v", preds, err)
 	}
 }
+
+// TestMigrationWaitsItsTurn: a process that finds another migrating waits
+// for the advisory lock as long as that takes, not for the pool's
+// statement_timeout: an instance started while another builds schema 4's
+// indexes on a large table starts after it, rather than failing.
+func TestMigrationWaitsItsTurn(t *testing.T) {
+	ctx := context.Background()
+	dsn := cluster.NewDB(t)
+	holder, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(ctx)
+	if _, err := holder.Exec(ctx, "SELECT pg_advisory_lock($1)", postgres.MigrationLock); err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(time.Second) // 5 times the pool's statement_timeout
+		holder.Exec(ctx, "SELECT pg_advisory_unlock($1)", postgres.MigrationLock)
+		close(released)
+	}()
+	if _, err := postgres.MigrateToWithin(ctx, dsn, postgres.SchemaVersion, 200*time.Millisecond); err != nil {
+		t.Fatalf("a migration that waited for another's lock: %v", err)
+	}
+	select {
+	case <-released:
+	default:
+		t.Fatal("the migration ran while another process held the lock")
+	}
+}
