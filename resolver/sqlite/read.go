@@ -218,24 +218,49 @@ func (rd reader) StaleKeys(ctx context.Context, version int, after string, limit
 }
 
 // Predecessors implements resolver.Reader: at most limit records for
-// each of the (few) keys, then the first limit of them by ID.
+// each of the (few) keys, then the first limit of them by ID. The keys'
+// queries read one snapshot (readConsistent): a notice restated between
+// two of them, moving its successor from a record's name to its alias,
+// would otherwise show its record twice, or not at all.
 func (rd reader) Predecessors(ctx context.Context, keys []string, limit int) ([]resolver.Record, error) {
 	if len(keys) == 0 || limit <= 0 {
 		return nil, rd.live()
 	}
-	var out []resolver.Record
-	for i, k := range keys {
-		if slices.Contains(keys[:i], k) {
-			continue
+	var distinct []string
+	for _, k := range keys {
+		if !slices.Contains(distinct, k) {
+			distinct = append(distinct, k)
 		}
-		recs, err := rd.records(ctx, "finding predecessors", qPredecessors, k, limit)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, recs...)
 	}
-	slices.SortFunc(out, func(a, b resolver.Record) int { return cmp.Compare(a.ID, b.ID) })
-	return out[:min(len(out), limit)], nil
+	if len(distinct) == 1 { // one statement is one snapshot
+		return rd.records(ctx, "finding predecessors", qPredecessors, distinct[0], limit)
+	}
+	if err := rd.live(); err != nil {
+		return nil, err
+	}
+	return readConsistent(ctx, rd, func(ctx context.Context, stmt func(query) *sql.Stmt) ([]resolver.Record, error) {
+		var out []resolver.Record
+		for _, k := range distinct {
+			rows, err := stmt(qPredecessors).QueryContext(ctx, k, limit)
+			if err != nil {
+				return nil, storeErr(ctx, "finding predecessors", err)
+			}
+			for rows.Next() {
+				r, err := scanRecord(rows)
+				if err != nil {
+					rows.Close()
+					return nil, storeErr(ctx, "finding predecessors", err)
+				}
+				out = append(out, r)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return nil, storeErr(ctx, "finding predecessors", err)
+			}
+		}
+		slices.SortFunc(out, func(a, b resolver.Record) int { return cmp.Compare(a.ID, b.ID) })
+		return out[:min(len(out), limit)], nil
+	})
 }
 
 // StaleSuccessors reads the partial index of stale successor keys when
