@@ -2,8 +2,6 @@ package httpapi_test
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -47,16 +45,7 @@ func TestHistoryPageReads(t *testing.T) {
 	e := apitest.NewEnv(t, func(*testing.T) resolver.Store { cs.Store = memstore.New(); return cs })
 	_, tok := e.Authority("Ex", "urn:example:")
 	for round := range 60 {
-		var b strings.Builder
-		b.WriteString(`{"locations":[`)
-		for i := range 64 {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, `{"url":"https://example.org/%d/%d/%s","label":%q}`, round, i, strings.Repeat("p", 2000), strings.Repeat("l", 1000))
-		}
-		b.WriteString(`]}`)
-		e.Put(tok, "urn:example:big", b.String()).Want(t, map[bool]int{true: 201, false: 200}[round == 0])
+		e.Put(tok, "urn:example:big", apitest.BigRecordBody(round)).Want(t, map[bool]int{true: 201, false: 200}[round == 0])
 	}
 	for _, target := range []string{"/api/v1/names/urn:example:big/history", "/uri-res/I2Cs?urn:example:big"} {
 		cs.bytes.Store(0)

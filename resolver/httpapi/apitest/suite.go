@@ -1953,27 +1953,31 @@ func testPublicLog(t *testing.T, ns func(*testing.T) resolver.Store) {
 	}
 }
 
+// BigRecordBody is the PUT body of a record of about 200 KB, the largest
+// the default limits let through (64 locations of 2 KiB URLs and 1 KiB
+// labels), its URLs made distinct by round: for the tests of what a page
+// of history holds and reads.
+func BigRecordBody(round int) string {
+	var b strings.Builder
+	b.WriteString(`{"locations":[`)
+	for i := range 64 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"url":"https://example.org/%d/%d/%s","label":%q}`, round, i, strings.Repeat("p", 2000), strings.Repeat("l", 1000))
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
 // testLogPageBytes: a page of the log holds at most about 4 MiB of
 // entries' data, whatever limit asks for: one maintainer's large record
 // changed many times must not make one anonymous request cost gigabytes.
 func testLogPageBytes(t *testing.T, ns func(*testing.T) resolver.Store) {
 	f := newFixture(t, ns)
-	// A record of about 200 KB: 64 locations of 2 KiB URLs and 1 KiB labels.
-	body := func(round int) string {
-		var b strings.Builder
-		b.WriteString(`{"locations":[`)
-		for i := range 64 {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, `{"url":"https://example.org/%d/%d/%s","label":%q}`, round, i, strings.Repeat("p", 2000), strings.Repeat("l", 1000))
-		}
-		b.WriteString(`]}`)
-		return b.String()
-	}
 	const rounds = 30
 	for round := range rounds {
-		f.Put(f.books, "urn:example:big", body(round)).Want(t, 200+map[bool]int{true: 1}[round == 0])
+		f.Put(f.books, "urn:example:big", BigRecordBody(round)).Want(t, 200+map[bool]int{true: 1}[round == 0])
 	}
 	total, pages, after := 0, 0, ""
 	for {
@@ -2146,22 +2150,9 @@ func sum(xs []int) int {
 // anonymous request cost gigabytes. The links still lead to every entry.
 func testHistoryPageBytes(t *testing.T, ns func(*testing.T) resolver.Store) {
 	f := newFixture(t, ns)
-	// A record of about 200 KB: 64 locations of 2 KiB URLs and 1 KiB labels.
-	body := func(round int) string {
-		var b strings.Builder
-		b.WriteString(`{"locations":[`)
-		for i := range 64 {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, `{"url":"https://example.org/%d/%d/%s","label":%q}`, round, i, strings.Repeat("p", 2000), strings.Repeat("l", 1000))
-		}
-		b.WriteString(`]}`)
-		return b.String()
-	}
 	const rounds = 30
 	for round := range rounds {
-		f.Put(f.books, "urn:example:big", body(round)).Want(t, 200+map[bool]int{true: 1}[round == 0])
+		f.Put(f.books, "urn:example:big", BigRecordBody(round)).Want(t, 200+map[bool]int{true: 1}[round == 0])
 	}
 	target, total, pages := "/api/v1/names/urn:example:big/history?limit=10000", 0, 0
 	var last int64
