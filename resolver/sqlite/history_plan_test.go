@@ -24,20 +24,7 @@ func TestHistoryPlans(t *testing.T) {
 		"qHistory":       {qHistory, []any{7, 0, 10}},
 		"qHistoryBefore": {qHistoryBefore, []any{7, 100, 1 << 62, 10}},
 	} {
-		rows, err := st.rdb.QueryContext(ctx, "EXPLAIN QUERY PLAN "+sqlText[tc.q], tc.args...)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
+		plan := queryPlan(t, st, sqlText[tc.q], tc.args...)
 		all := strings.Join(plan, "\n")
 		if !strings.Contains(all, "USING INDEX history_record (record_id=? AND seq") || strings.Contains(all, "TEMP B-TREE") {
 			t.Errorf("%s does not read a range of history_record in its order:\n%s", name, all)
@@ -58,20 +45,7 @@ func TestStaleSuccessorsPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	rows, err := st.rdb.QueryContext(ctx, "EXPLAIN QUERY PLAN "+sqlText[qStaleSuccessorsCurrent], 0, 10)
-	if err != nil {
-		t.Fatalf("qStaleSuccessorsCurrent: %v", err)
-	}
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	rows.Close()
+	plan := queryPlan(t, st, sqlText[qStaleSuccessorsCurrent], 0, 10)
 	all := strings.Join(plan, "\n")
 	if !strings.Contains(all, "USING INDEX "+staleSuccessorIndex) || strings.Contains(all, "TEMP B-TREE") {
 		t.Errorf("qStaleSuccessorsCurrent does not read %s in its order:\n%s", staleSuccessorIndex, all)

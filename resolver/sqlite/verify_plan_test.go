@@ -31,20 +31,7 @@ func TestVerifyPlans(t *testing.T) {
 		} else if name == "qLocationsFound" {
 			args = args[:1]
 		}
-		rows, err := st.rdb.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, args...)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
+		plan := queryPlan(t, st, q, args...)
 		all := strings.Join(plan, "\n")
 		switch name {
 		case "qLocationsFound", "qLocationRows":
@@ -63,4 +50,28 @@ func TestVerifyPlans(t *testing.T) {
 		}
 		t.Logf("%s:\n  %s", name, strings.Join(plan, "\n  "))
 	}
+}
+
+// queryPlan returns the details of EXPLAIN QUERY PLAN for q with args, as
+// the reader pool runs it.
+func queryPlan(t *testing.T, st *Store, q string, args ...any) []string {
+	t.Helper()
+	rows, err := st.rdb.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return plan
 }
