@@ -1,12 +1,9 @@
 package postgres_test
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/urikit/urikit/resolver/postgres"
 	"github.com/urikit/urikit/urn"
@@ -20,47 +17,26 @@ import (
 // records are as PostgreSQL's schema 3 leaves them: the version NULL in
 // every row, with a successor or not.
 func TestStaleSuccessorsPlan(t *testing.T) {
-	ctx := context.Background()
-	dsn := cluster.NewDB(t)
-	open(t, dsn, postgres.Options{}) // creates the schema
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
 	// 200,000 records, one in a hundred withdrawn with a successor: of
 	// those, a third with no key, a third with an older one, a third
 	// current; every other record has no version.
-	for _, q := range []string{
+	conn := planConn(t,
 		`INSERT INTO records (urn, aliases, loc_urls, loc_types, metadata, status, redirect, successor, reason, authority_id,
 				created, updated, successor_key, successor_version)
 			SELECT 'urn:example:' || s, '{}', '{}', '{}', '\x7b7d', 'active', 303,
 				CASE WHEN s % 100 = 0 THEN 'urn:example:next' ELSE '' END, '', 1, now(), now(),
 				CASE WHEN s % 300 IN (100, 200) THEN 'urn:example:next' END,
-				CASE WHEN s % 300 = 100 THEN 1 WHEN s % 300 = 200 THEN ` + strconv.Itoa(urn.KeyVersion) + ` END
+				CASE WHEN s % 300 = 100 THEN 1 WHEN s % 300 = 200 THEN `+strconv.Itoa(urn.KeyVersion)+` END
 			FROM generate_series(1, 200000) s`,
 		`ANALYZE records`,
-		`SET plan_cache_mode = force_generic_plan`,
-		`PREPARE unkeyed AS ` + postgres.QSuccessorsUnkeyed,
-		`PREPARE of_version AS ` + postgres.QSuccessorsOfVersion,
-		`PREPARE predecessors AS ` + postgres.QPredecessors,
-	} {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+		`PREPARE unkeyed AS `+postgres.QSuccessorsUnkeyed,
+		`PREPARE of_version AS `+postgres.QSuccessorsOfVersion,
+		`PREPARE predecessors AS `+postgres.QPredecessors)
 	for name, execute := range map[string]string{
 		"qSuccessorsUnkeyed":   "unkeyed(1000, 500)",
 		"qSuccessorsOfVersion": "of_version(1, 1000, 500)",
 	} {
-		rows, err := conn.Query(ctx, "EXPLAIN EXECUTE "+execute)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		plan := genericPlan(t, conn, execute)
 		all := strings.Join(plan, "\n")
 		if !strings.Contains(all, "Index Scan using records_successor_stale") || strings.Contains(all, "Sort") {
 			t.Errorf("%s does not read a range of records_successor_stale in its order:\n%s", name, all)
@@ -70,14 +46,7 @@ func TestStaleSuccessorsPlan(t *testing.T) {
 	// The records a record replaces: for each key a range of
 	// records_successor_key in ID order, cut at the limit; the sort is of
 	// at most limit rows a key. (2,000 records name urn:example:next.)
-	rows, err := conn.Query(ctx, `EXPLAIN EXECUTE predecessors('{urn:example:next,urn:example:other}', 102)`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := genericPlan(t, conn, `predecessors('{urn:example:next,urn:example:other}', 102)`)
 	all := strings.Join(plan, "\n")
 	if !strings.Contains(all, "Index Scan using records_successor_key") || strings.Contains(all, "Seq Scan on records") {
 		t.Errorf("qPredecessors does not read records_successor_key in its order:\n%s", all)
