@@ -135,7 +135,9 @@ func Seal(last Entry, e *Entry) {
 	e.Hash = ChainHash(last.Hash, *e)
 }
 
-// ChainError tells where a history stops fitting together.
+// ChainError tells where a history stops fitting together: an entry whose
+// number, link or hash does not fit (one edited, removed or reordered), or
+// whose time is earlier than the entry's before it.
 type ChainError struct {
 	Seq    int64
 	Reason string
@@ -152,7 +154,14 @@ type Verifier struct {
 }
 
 // Next checks that e follows the entries seen so far. It returns a
-// *ChainError naming e when e's number, link or hash does not fit.
+// *ChainError naming e when e's number, link or hash does not fit, or when
+// its time is earlier than the time of the entry before it.
+//
+// The time is checked last: an entry edited without its hash computed
+// again is named as changed. One whose hashes were computed again, or
+// that a build before Seal kept the order wrote, still links; it breaks
+// as-of lookups, which find a record's entry at a time by a binary search
+// over Seq (Service.asOf).
 func (v *Verifier) Next(e Entry) error {
 	switch {
 	case e.Seq != v.last.Seq+1:
@@ -161,6 +170,12 @@ func (v *Verifier) Next(e Entry) error {
 		return &ChainError{Seq: e.Seq, Reason: "does not link to the hash of the entry before it"}
 	case string(e.Hash) != string(ChainHash(e.Prev, e)):
 		return &ChainError{Seq: e.Seq, Reason: "its hash does not match its content (the entry was changed)"}
+	case v.last.Seq > 0 && e.Time.Before(v.last.Time):
+		at := func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+		return &ChainError{Seq: e.Seq, Reason: fmt.Sprintf("its time %s is earlier than the time of entry %d, %s: "+
+			"times must not go backwards in the history's order, which as-of lookups (?as-of=, Accept-Datetime) rely on: "+
+			"they find a record's entry by a binary search over the entries' numbers, and for a time between the two "+
+			"may answer with the wrong version of a record, or with none", at(e.Time), v.last.Seq, at(v.last.Time))}
 	}
 	v.last = e
 	v.count++

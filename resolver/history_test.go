@@ -2,6 +2,8 @@ package resolver_test
 
 import (
 	"bytes"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -155,5 +157,50 @@ func TestSealNeverGoesBack(t *testing.T) {
 	}
 	if n, err := verify([]resolver.Entry{first, back, later}); err != nil || n != 3 {
 		t.Fatalf("%d %v", n, err)
+	}
+}
+
+// rechain seals h again from entry i on, keeping every field but Prev and
+// Hash: what whoever edits a stored entry's time, and computes the later
+// hashes again, leaves behind.
+func rechain(h []resolver.Entry, i int) {
+	for ; i < len(h); i++ {
+		h[i].Prev = nil
+		if i > 0 {
+			h[i].Prev = h[i-1].Hash
+		}
+		h[i].Hash = resolver.ChainHash(h[i].Prev, h[i])
+	}
+}
+
+// TestVerifierTimeGoesBack: an entry whose time is earlier than the
+// entry's before it, in a chain whose hashes were computed again so that
+// it still links, is a *ChainError at that entry naming both entries and
+// their times, and what it breaks (as-of lookups); an entry at the same
+// time as the one before it, which Seal makes when a clock reads earlier,
+// is in order.
+func TestVerifierTimeGoesBack(t *testing.T) {
+	h := chain(5, []byte{1, 2, 3, 4, 5})
+	h[2].Time = h[1].Time
+	rechain(h, 2)
+	if n, err := verify(h); err != nil || n != 5 {
+		t.Fatalf("an entry at the time of the one before it: %d %v", n, err)
+	}
+	back := h[1].Time.Add(-time.Microsecond)
+	h[2].Time = back
+	rechain(h, 2)
+	n, err := verify(h)
+	var ce *resolver.ChainError
+	if !errors.As(err, &ce) || ce.Seq != 3 || n != 2 {
+		t.Fatalf("entry 3 a microsecond before entry 2: %d entries passed, %v", n, err)
+	}
+	for _, w := range []string{
+		"its time " + back.Format(time.RFC3339Nano),
+		"is earlier than the time of entry 2, " + h[1].Time.Format(time.RFC3339Nano),
+		"as-of lookups",
+	} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%q lacks %q", err, w)
+		}
 	}
 }

@@ -75,8 +75,11 @@ func (s *Service) Verify(ctx context.Context, progress func(checked int64)) (int
 // rules, which are few):
 //
 //  1. the chain: every entry's number, its link to the hash of the entry
-//     before it and its own hash. A *ChainError names the first entry that
-//     does not fit: an entry edited, removed or reordered in the database.
+//     before it and its own hash, and that its time is not earlier than
+//     that entry's (Seal keeps that order, which as-of lookups rely on). A
+//     *ChainError names the first entry that does not fit: an entry
+//     edited, removed or reordered in the database, or one whose time goes
+//     back (an older build's history, or hashes computed again by hand).
 //  2. who may do what: the authorities, tokens and delegation rules as
 //     stored against what the history's entries about them make when
 //     replayed (every such entry holds the item as the change left it,
@@ -369,7 +372,8 @@ func (e *StateError) Error() string {
 	return fmt.Sprintf("record %d (%s): %s", e.RecordID, name, e.Reason)
 }
 
-// IsChainError reports whether err says the history was tampered with.
+// IsChainError reports whether err says the history does not fit
+// together: tampered with, or its times going backwards.
 func IsChainError(err error) bool {
 	var c *ChainError
 	return errors.As(err, &c)

@@ -509,18 +509,19 @@ func runMigrate(args []string, s *stdio) int {
 func runVerify(args []string, s *stdio) int {
 	t, st := localOnly(s, "verify", args,
 		"Checks the directory's whole history, entry by entry: each entry's number,\n"+
-			"its link to the hash of the entry before it, and its own hash over its\n"+
-			"content. Then checks that the directory as it stands is what the history\n"+
-			"says: the naming authorities, their tokens (a token's hash included) and\n"+
-			"the delegation rules against the history's entries about them; every\n"+
-			"record against the last history entry about it; every key against the\n"+
-			"names and aliases the history gives its record; and the location index\n"+
-			"(L2N, L2L) against the records' locations. A change made to the database\n"+
-			"directly (an edited, removed or reordered entry; an edited, added or\n"+
-			"deleted authority, token, rule, record, key or index row) is found: the\n"+
-			"exit status is then 1 and the first entry, authority, token, rule or\n"+
-			"record that does not fit is named, with what differs. It reads a page at\n"+
-			"a time, whatever the size of the directory.")
+			"its link to the hash of the entry before it, its own hash over its content,\n"+
+			"and that its time is not earlier than the entry's before it (as-of lookups\n"+
+			"rely on that order). Then checks that the directory as it stands is what\n"+
+			"the history says: the naming authorities, their tokens (a token's hash\n"+
+			"included) and the delegation rules against the history's entries about\n"+
+			"them; every record against the last history entry about it; every key\n"+
+			"against the names and aliases the history gives its record; and the\n"+
+			"location index (L2N, L2L) against the records' locations. A change made to\n"+
+			"the database directly (an edited, removed or reordered entry, or one set\n"+
+			"back in time; an edited, added or deleted authority, token, rule, record,\n"+
+			"key or index row) is found: the exit status is then 1 and the first entry,\n"+
+			"authority, token, rule or record that does not fit is named, with what\n"+
+			"differs. It reads a page at a time, whatever the size of the directory.")
 	if st >= 0 {
 		return st
 	}

@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/urikit/urikit/internal/pgtest"
 	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/postgres"
 	"github.com/urikit/urikit/resolver/sqlite"
 )
 
@@ -251,4 +254,108 @@ func TestVerifyMissingAndEmpty(t *testing.T) {
 	if !strings.HasPrefix(out, "history verified: no entries yet\nstate verified: 0 records and 0 keys") || strings.Contains(out, "with hash") {
 		t.Fatalf("verify of an empty store: %q", out)
 	}
+}
+
+// TestVerifyTimeGoesBack: a history entry whose time is set with SQL to
+// before the time of the entry before it, the later hashes computed again
+// so that the chain still links (a history an older build wrote, or one
+// edited by hand), is exit status 1 naming both entries, their times and
+// what it breaks (as-of lookups), on SQLite and on PostgreSQL; the same
+// store verified before the edit.
+func TestVerifyTimeGoesBack(t *testing.T) {
+	hermetic(t)
+	ctx := context.Background()
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	genRecords(t, in, 30)
+	// run writes the store (the rule's entry, about no record, between the
+	// authority's and the records'), sets the rule's entry back a second
+	// before the entry before it with update (SQL setting an entry's time,
+	// prev and hash; last is set for the last entry), and runs verify.
+	run := func(t *testing.T, where []string, open func() resolver.Store, update func(e resolver.Entry, last bool)) {
+		t.Helper()
+		cli(t, exitOK, append([]string{"authority", "add", "Example", "urn:example:"}, where...)...)
+		cli(t, exitOK, append([]string{"rules", "add", "urn:nbn:de:", "https://resolver.example/"}, where...)...)
+		cli(t, exitOK, append([]string{"import", in, "--quiet"}, where...)...)
+		if out, _ := cli(t, exitOK, append([]string{"verify"}, where...)...); !strings.HasPrefix(out, "history verified: ") {
+			t.Fatalf("verify before the edit: %s", out)
+		}
+		st := open()
+		log, err := st.Log(ctx, 0, 1000)
+		st.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := slices.IndexFunc(log, func(e resolver.Entry) bool { return e.Action == resolver.ActionRuleAdd })
+		if at < 1 || len(log) < at+30 {
+			t.Fatalf("the rule's entry is %d of %d", at, len(log))
+		}
+		log[at].Time = log[at-1].Time.Add(-time.Second)
+		for i := at; i < len(log); i++ {
+			log[i].Prev = log[i-1].Hash
+			log[i].Hash = resolver.ChainHash(log[i].Prev, log[i])
+			update(log[i], i == len(log)-1)
+		}
+		_, errs := cli(t, exitInvalid, append([]string{"verify"}, where...)...)
+		e, before := log[at], log[at-1]
+		want := fmt.Sprintf("urikit verify: history entry %d (rule.add %s at %s) does not fit: its time %s is earlier than the time of entry %d, %s: ",
+			e.Seq, e.Subject, e.Time.Format(time.RFC3339), e.Time.Format(time.RFC3339Nano), before.Seq, before.Time.Format(time.RFC3339Nano))
+		tail := fmt.Sprintf("; the %d entries before it verified\n", before.Seq)
+		if !strings.HasPrefix(errs, want) || !strings.HasSuffix(errs, tail) || !strings.Contains(errs, "as-of lookups") {
+			t.Errorf("verify after entry %d was set back: stderr\n%s\nwant it to begin %q, end %q and name as-of lookups", e.Seq, errs, want, tail)
+		}
+	}
+
+	t.Run("SQLite", func(t *testing.T) {
+		data := filepath.Join(t.TempDir(), "data")
+		var db *sql.DB
+		run(t, []string{"--data", data}, func() resolver.Store {
+			st, err := sqlite.Open(ctx, data, sqlite.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st
+		}, func(e resolver.Entry, last bool) {
+			if db == nil {
+				var err error
+				if db, err = sql.Open("sqlite", filepath.Join(data, sqlite.FileName)); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { db.Close() })
+			}
+			if _, err := db.ExecContext(ctx, `UPDATE history SET time = ?, prev = ?, hash = ? WHERE seq = ?`, e.Time.UnixMicro(), e.Prev, e.Hash, e.Seq); err != nil {
+				t.Fatal(err)
+			}
+		})
+	})
+
+	t.Run("PostgreSQL", func(t *testing.T) {
+		cluster := pgtest.Start(t, pgtest.Options{})
+		dsn := cluster.NewDB(t)
+		var conn *pgx.Conn
+		run(t, []string{"--db", dsn}, func() resolver.Store {
+			st, err := postgres.Open(ctx, dsn, postgres.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st
+		}, func(e resolver.Entry, last bool) {
+			if conn == nil {
+				var err error
+				if conn, err = pgx.Connect(ctx, dsn); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { conn.Close(ctx) })
+			}
+			if _, err := conn.Exec(ctx, `UPDATE log SET time = $1, prev = $2, hash = $3 WHERE seq = $4`, e.Time, e.Prev, e.Hash, e.Seq); err != nil {
+				t.Fatal(err)
+			}
+			if last {
+				// The head row holds the last entry's hash, which the
+				// next append links to.
+				if _, err := conn.Exec(ctx, `UPDATE head SET hash = $1 WHERE seq = $2`, e.Hash, e.Seq); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	})
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/urn"
@@ -296,5 +298,63 @@ func TestVerifyFindsSQLEditsOfAccessAndIndex(t *testing.T) {
 				t.Errorf("%q shows a token or its hash", err)
 			}
 		})
+	}
+}
+
+// TestVerifyFindsTimeGoingBack: a history entry whose time is set with SQL
+// to before the time of the entry before it, the later hashes computed
+// again so that the chain still links (as a history an older build wrote,
+// or one edited by hand, would be), fails Verify at that entry, naming
+// both entries and their times and that as-of lookups go wrong: they find
+// entries by a binary search over Seq that relies on the order.
+func TestVerifyFindsTimeGoingBack(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, t.TempDir())
+	if _, _, err := f.svc.Put(ctx, f.m, "urn:example:a", input("https://example.org/a")); err != nil {
+		t.Fatal(err)
+	}
+	// An entry about no record: its time is in no record's snapshot, so
+	// the edit leaves the records and their snapshots agreeing.
+	if _, err := f.svc.AddRule(ctx, f.admin, "urn:nbn:de:", "https://resolver.example/"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.svc.Put(ctx, f.m, "urn:example:b", input("https://example.org/b")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Verify(ctx, nil); err != nil {
+		t.Fatalf("before the edit: %v", err)
+	}
+	log, err := f.st.Log(ctx, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := slices.IndexFunc(log, func(e resolver.Entry) bool { return e.Action == resolver.ActionRuleAdd })
+	if at < 1 || at == len(log)-1 {
+		t.Fatalf("the rule's entry is %d of %d", at, len(log))
+	}
+	back := log[at-1].Time.Add(-time.Second)
+	log[at].Time = back
+	db := rawDB(t, f.st)
+	for i := at; i < len(log); i++ {
+		e := &log[i]
+		e.Prev = log[i-1].Hash
+		e.Hash = resolver.ChainHash(e.Prev, *e)
+		if _, err := db.Exec(`UPDATE history SET time = ?, prev = ?, hash = ? WHERE seq = ?`, e.Time.UnixMicro(), e.Prev, e.Hash, e.Seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := f.svc.Verify(ctx, nil)
+	var ce *resolver.ChainError
+	if !errors.As(err, &ce) || ce.Seq != log[at].Seq || n != log[at-1].Seq {
+		t.Fatalf("Verify after entry %d was set back: %d entries verified, %v", log[at].Seq, n, err)
+	}
+	for _, w := range []string{
+		fmt.Sprintf("history entry %d: its time %s is earlier than the time of entry %d, %s", log[at].Seq,
+			back.Format(time.RFC3339Nano), log[at-1].Seq, log[at-1].Time.Format(time.RFC3339Nano)),
+		"as-of lookups",
+	} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%q lacks %q", err, w)
+		}
 	}
 }
