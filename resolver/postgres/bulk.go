@@ -207,15 +207,22 @@ func (t *tx) AppendAll(ctx context.Context, entries []*resolver.Entry) error {
 	if err := t.write(ctx); err != nil {
 		return err
 	}
+	// Sealed against the head's time, as Append does, so that times never
+	// go backwards in Seq order (as-of lookups rely on it) whatever times
+	// the caller stamped.
+	last, err := t.Head(ctx)
+	if err != nil {
+		return err
+	}
 	// Each entry is sealed as its row is encoded, in order, in pgconn's
 	// goroutine while the server stores the rows before (copyIn returns
 	// only when the encoder is done).
-	seq, hash := t.seq, t.hash
-	err := copyIn(ctx, t.tx, "log", []string{"seq", "time", "action", "subject", "record_id",
+	seq, hash, at := t.seq, t.hash, last.Time
+	err = copyIn(ctx, t.tx, "log", []string{"seq", "time", "action", "subject", "record_id",
 		"authority_id", "actor", "data", "prev", "hash"}, len(entries), func(i int, c *copyRows) {
 		e := entries[i]
-		resolver.Seal(resolver.Entry{Seq: seq, Hash: hash}, e)
-		seq, hash = e.Seq, e.Hash
+		resolver.Seal(resolver.Entry{Seq: seq, Hash: hash, Time: at}, e)
+		seq, hash, at = e.Seq, e.Hash, e.Time
 		c.row(10)
 		c.int8(e.Seq)
 		c.timestamptz(e.Time)
@@ -235,6 +242,7 @@ func (t *tx) AppendAll(ctx context.Context, entries []*resolver.Entry) error {
 		return fmt.Errorf("postgres: AppendAll: %d of %d entries written", seq-t.seq, len(entries))
 	}
 	t.seq, t.hash = seq, hash
+	t.last = cloneEntry(*entries[len(entries)-1])
 	return nil
 }
 

@@ -491,6 +491,34 @@ func testHistory(t *testing.T, b Backend) {
 	if !log[3].Time.Equal(log[2].Time) {
 		t.Fatalf("an entry stored at %v after one at %v: times went backwards", log[3].Time, log[2].Time)
 	}
+	// The bulk path (an import's) seals the same way: entries stamped an
+	// hour before the head are stored at its time.
+	isBulk, head := false, log[3]
+	update(t, s, func(tx resolver.Tx) error {
+		btx, ok := tx.(resolver.BulkTx)
+		if isBulk = ok; !ok {
+			return nil
+		}
+		early := []*resolver.Entry{
+			{Time: t0.Add(-time.Hour), Action: resolver.ActionRuleAdd, Subject: "rule:2", Actor: "admin", Data: []byte(`{}`)},
+			{Time: t0.Add(-2 * time.Hour), Action: resolver.ActionRuleAdd, Subject: "rule:3", Actor: "admin", Data: []byte(`{}`)},
+		}
+		return btx.AppendAll(c, early)
+	})
+	if isBulk {
+		log, err := s.Log(c, 4, 100)
+		if err != nil || len(log) != 2 {
+			t.Fatalf("Log after AppendAll: %d entries, %v", len(log), err)
+		}
+		for _, e := range log {
+			if !e.Time.Equal(head.Time) {
+				t.Fatalf("AppendAll stored entry %d at %v after one at %v: times went backwards", e.Seq, e.Time, head.Time)
+			}
+			if err := v.Next(e); err != nil {
+				t.Fatalf("history after AppendAll does not verify: %v", err)
+			}
+		}
+	}
 }
 
 // testHistoryPages: a record's history is read a page at a time, forwards
