@@ -225,6 +225,38 @@ func TestBrowserMaintainer(t *testing.T) {
 		t.Fatalf("reload: %d", st)
 	}
 
+	// ---- Another authority withdraws one of its names, naming this one
+	// as the successor, while the editor is open. That changes this
+	// record's entity-tag (its predecessors are part of it) but not the
+	// record: the save goes through.
+	waitJS(t, ctx, "the editor, filled after the reload", `document.querySelectorAll('#ed-locations li').length === 2`)
+	otherM, err := fx.svc.Authenticate(context.Background(), fx.other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const old = "urn:nbn:de:101-1999-old"
+	if _, _, err := fx.svc.Put(context.Background(), otherM, old, resolver.RecordInput{
+		Locations: []resolver.Location{{URL: "https://old.example.de/report"}}}); err != nil {
+		t.Fatal(err)
+	}
+	tagBefore := etagOf(t, fx.svc, name)
+	if _, err := fx.svc.Withdraw(context.Background(), otherM, old, "moved", name); err != nil {
+		t.Fatal(err)
+	}
+	if etagOf(t, fx.svc, name) == tagBefore {
+		t.Fatal("naming the record as a successor left its entity-tag as it was: this step tests nothing")
+	}
+	step(t, ctx, "edit a label", chromedp.SendKeys(chromedp.CSS("#ed-locations li:nth-child(1) .loc-label"), " (2nd)"))
+	if st := load(t, ctx, "save after a predecessor came", chromedp.Click(chromedp.CSS("#ed-save"))); st != 200 {
+		t.Fatalf("after saving: %d (%s)", st, textOf(t, ctx, "#ed-result"))
+	}
+	if s := textOf(t, ctx, "#flash"); s != "Saved "+name+"." {
+		t.Errorf("saving after another authority named the record as its successor: flash %q", s)
+	}
+	if r := recordOf(t, fx.svc, name); r.Locations[0].Label != "Mirror (2nd)" {
+		t.Errorf("stored label %q after saving", r.Locations[0].Label)
+	}
+
 	// ---- A javascript: location is refused: the API's 400, naming the
 	// field and the reason, shown on the page; nothing changes.
 	saved := recordOf(t, fx.svc, name)
@@ -347,6 +379,21 @@ func TestBrowserMaintainer(t *testing.T) {
 	if v := eval[string](t, ctx, `document.getElementById('nt-successor').value`); v != "urn:isbn:0395363411" {
 		t.Errorf("the notice form starts with successor %q after the reload", v)
 	}
+	// Meanwhile another authority names this withdrawn name as the
+	// successor of one of its own: the record is as the page showed it,
+	// so restating the notice goes through all the same.
+	const older = "urn:nbn:de:101-1999-older"
+	if _, _, err := fx.svc.Put(context.Background(), otherM, older, resolver.RecordInput{
+		Locations: []resolver.Location{{URL: "https://old.example.de/older"}}}); err != nil {
+		t.Fatal(err)
+	}
+	tagBefore = etagOf(t, fx.svc, name)
+	if _, err := fx.svc.Withdraw(context.Background(), otherM, older, "moved", name); err != nil {
+		t.Fatal(err)
+	}
+	if etagOf(t, fx.svc, name) == tagBefore {
+		t.Fatal("naming the withdrawn record as a successor left its entity-tag as it was: this step tests nothing")
+	}
 	eval[string](t, ctx, `document.getElementById('nt-successor').value = ''`)
 	step(t, ctx, "correct the successor", chromedp.SendKeys(chromedp.CSS("#nt-successor"), "urn:isbn:9780261102385"))
 	if st := load(t, ctx, "restate the notice", chromedp.Click(chromedp.CSS("#nt-submit"))); st != 410 {
@@ -416,6 +463,17 @@ func TestBrowserMaintainer(t *testing.T) {
 	for _, e := range errs() {
 		t.Errorf("page error: %s", e)
 	}
+}
+
+// etagOf is the entity-tag of name's record as its page and the API give
+// it, predecessors included.
+func etagOf(t *testing.T, svc *resolver.Service, name string) string {
+	t.Helper()
+	rec, err := svc.WithPredecessors(context.Background(), recordOf(t, svc, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec.ETag()
 }
 
 func jsString(s string) string {

@@ -191,9 +191,24 @@ type recordView struct {
 	// writes send it in If-Match, so that one made meanwhile by someone
 	// else is not overwritten.
 	ETag string
+	// Own is the record's JSON as the API gives it, without its
+	// predecessors: after a 412, a write of the page's compares it with
+	// the record as it is now, to tell a change of the record from a
+	// change of its predecessors alone (app.js, writeMatching).
+	Own string
 	// WithdrawnAt is when the name was withdrawn: its notice may have
 	// been restated since (Updated), which is not the withdrawal.
 	WithdrawnAt time.Time
+}
+
+// ownJSON is r's JSON form without its predecessors ("" if it has none).
+func ownJSON(r resolver.Record) string {
+	r.Predecessors, r.MorePredecessors = nil, false
+	b, err := r.MarshalJSON()
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 func recordViewOf(r resolver.Record) recordView {
@@ -201,6 +216,7 @@ func recordViewOf(r resolver.Record) recordView {
 		URN: r.URN, PageURL: pageURL(r.URN), Withdrawn: r.Status == resolver.Withdrawn,
 		Status: string(r.Status), Reason: r.Reason, Authority: r.AuthorityID,
 		Created: r.Created, Updated: r.Updated, ETag: r.ETag(),
+		Own:      ownJSON(r),
 		Redirect: fmt.Sprintf("%d %s", r.Redirect, http.StatusText(r.Redirect)),
 	}
 	if r.Successor != "" {

@@ -101,6 +101,33 @@
     });
   }
 
+  // ownRecord is a record's JSON without its predecessors, the withdrawn
+  // records that name it as their successor.
+  function ownRecord(rec) {
+    var o = Object.assign({}, rec);
+    delete o.predecessors;
+    delete o.more_predecessors;
+    return JSON.stringify(o);
+  }
+
+  // writeMatching sends a write conditional on etag, the entity-tag of
+  // the record the maintainer started from, whose ownRecord was seen. The
+  // entity-tag also covers the record's predecessors, which another
+  // authority's withdrawal changes without touching this record. So after
+  // a 412, when the record itself is still the one seen, nothing the
+  // maintainer saw has changed, and the write is sent once more with the
+  // current entity-tag; any other 412 stands. (The record's updated time
+  // alone would not do: two changes may share it.)
+  function writeMatching(method, name, suffix, body, etag, seen) {
+    return call(method, name, suffix, body, true, { 'If-Match': etag }).then(function (res) {
+      if (res.ok || res.status !== 412 || !seen) { return res; }
+      return call('GET', name, '', undefined, false).then(function (now) {
+        if (!now.ok || !now.etag || !now.data || ownRecord(now.data) !== seen) { return res; }
+        return call(method, name, suffix, body, true, { 'If-Match': now.etag });
+      });
+    });
+  }
+
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) { e.className = cls; }
@@ -141,7 +168,7 @@
     var save = form.querySelector('#ed-save');
     var mode = section.getAttribute('data-mode');
     var loaded = false;
-    var etag = ''; // of the record the form was filled from
+    var etag = '', seen = ''; // of the record the form was filled from
 
     function renumber() {
       Array.prototype.forEach.call(list.children, function (li, i) {
@@ -244,8 +271,9 @@
       save.disabled = true;
       // An edit replaces only the record it started from; a registration
       // creates a record, never replaces one registered meanwhile.
-      var cond = mode === 'edit' ? { 'If-Match': etag } : { 'If-None-Match': '*' };
-      call('PUT', name, '', b, true, cond).then(function (res) {
+      var sent = mode === 'edit' ? writeMatching('PUT', name, '', b, etag, seen) :
+        call('PUT', name, '', b, true, { 'If-None-Match': '*' });
+      sent.then(function (res) {
         save.disabled = false;
         if (!res.ok) { showProblem(result, res.status, res.problem); return; }
         var urn = res.data && res.data.urn || name;
@@ -263,6 +291,7 @@
       call('GET', section.getAttribute('data-urn'), '', undefined, false).then(function (res) {
         if (!res.ok) { showProblem(result, res.status, res.problem); return; }
         etag = res.etag;
+        seen = res.data ? ownRecord(res.data) : '';
         fill(res.data || {});
       });
     };
@@ -275,6 +304,12 @@
   // withdrawn name's notice restated (the same call, on a name that stays
   // withdrawn). It sends the page's entity-tag, so that a change made
   // since the page was loaded is not undone.
+  // pageRecord is the ownRecord of the record the page shows ('' when the
+  // page holds none).
+  function pageRecord(section) {
+    try { return ownRecord(JSON.parse(section.getAttribute('data-record'))); } catch (e) { return ''; }
+  }
+
   function NoticeForm(section, formId, prefix, done) {
     var form = section.querySelector('#' + formId);
     if (!form) { return null; }
@@ -294,7 +329,7 @@
         successor: form.querySelector('#' + prefix + '-successor').value.trim()
       });
       submit.disabled = true;
-      call('POST', name, '/withdraw', b, true, { 'If-Match': section.getAttribute('data-etag') }).then(function (res) {
+      writeMatching('POST', name, '/withdraw', b, section.getAttribute('data-etag'), pageRecord(section)).then(function (res) {
         submit.disabled = false;
         if (!res.ok) { showProblem(result, res.status, res.problem); return; }
         flash(done + ' ' + name + '.');
