@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urikit/urikit/resolver"
@@ -138,6 +139,14 @@ func DNSAddr(s string) (string, error) {
 	if err != nil {
 		if ae, ok := err.(*net.AddrError); ok && ae.Err == "missing port in address" {
 			host, port = s, "53"
+			if inner, ok := strings.CutPrefix(s, "["); ok {
+				// "[::1]": an IPv6 address in brackets, without a port.
+				a, err := netip.ParseAddr(strings.TrimSuffix(inner, "]"))
+				if !strings.HasSuffix(inner, "]") || err != nil {
+					return "", bad("not an IPv6 address in brackets")
+				}
+				host = a.String()
+			}
 		} else {
 			return "", bad("not HOST:PORT")
 		}

@@ -196,6 +196,7 @@ func TestDNSAddr(t *testing.T) {
 		"127.0.0.1":      "127.0.0.1:53",
 		"::1":            "[::1]:53",
 		"[::1]:5300":     "[::1]:5300",
+		"[::1]":          "[::1]:53",
 		"ns.example":     "ns.example:53",
 		"ns.example:53":  "ns.example:53",
 	} {
@@ -203,7 +204,7 @@ func TestDNSAddr(t *testing.T) {
 			t.Errorf("%s: %s %v", in, got, err)
 		}
 	}
-	for _, in := range []string{"", ":53", "h:0", "h:70000", "h:x", "[::1"} {
+	for _, in := range []string{"", ":53", "h:0", "h:70000", "h:x", "[::1", "[ns.example]", "[::1]x"} {
 		if _, err := DNSAddr(in); resolver.KindOf(err) != resolver.KindInvalid {
 			t.Errorf("%s: %v", in, err)
 		}
