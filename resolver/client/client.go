@@ -379,12 +379,19 @@ func (e HistoryEntry) Sound() bool {
 	return bytes.Equal(want, e.Hash)
 }
 
-// HistoryPage is one page of a record's history.
+// HistoryPage is one page of a record's history, its entries oldest first
+// whichever way it was read.
 type HistoryPage struct {
 	Entries []HistoryEntry
-	// Next is the cursor of the next page (pass it as after), nil on the
-	// last page: the after= of the server's Link with rel="next".
+	// Next is the cursor of the page after it, of newer entries (pass it
+	// as after to HistoryPage), nil when none remain: the after= of the
+	// server's Link with rel="next".
 	Next *int64
+	// Prev is the cursor of the page before it, of older entries (pass it
+	// as before to HistoryPageBefore), nil when none remain: the before=
+	// of the server's Link with rel="prev". (A server older than before=
+	// gives no such link.)
+	Prev *int64
 }
 
 // HistoryPage returns the entries of a record's history after the entry
@@ -396,40 +403,70 @@ func (c *Client) HistoryPage(ctx context.Context, name string, after int64, limi
 	if after > 0 {
 		q.Set("after", strconv.FormatInt(after, 10))
 	}
+	return c.historyPage(ctx, name, q, limit, func(seq int64) bool { return seq > after }, fmt.Sprintf("after %d", after))
+}
+
+// HistoryPageBefore returns the newest entries of a record's history
+// before the entry before (0: the newest of all, the server's before=end),
+// oldest first as every page: at most limit (0: the server's default),
+// fewer when the server's page holds as many bytes as it gives at once.
+// Its Prev leads on back to older entries. Entries are numbered from 1,
+// so that a walk back ends even on a server that numbers them wrongly.
+func (c *Client) HistoryPageBefore(ctx context.Context, name string, before int64, limit int) (HistoryPage, error) {
+	q := url.Values{"before": {"end"}}
+	if before > 0 {
+		q.Set("before", strconv.FormatInt(before, 10))
+	}
+	return c.historyPage(ctx, name, q, limit, func(seq int64) bool { return seq > 0 && (before <= 0 || seq < before) }, fmt.Sprintf("before %d", before))
+}
+
+// historyPage reads the page of a history that q asks for, checking it:
+// every entry where the cursor puts it (in, described by where), in
+// order, and the links to the pages around it starting from its ends. A
+// server that answered otherwise would make History or RecentHistory
+// repeat entries, or loop for ever on pages that do not move on.
+func (c *Client) historyPage(ctx context.Context, name string, q url.Values, limit int, in func(seq int64) bool, where string) (HistoryPage, error) {
 	if limit > 0 {
 		q.Set("limit", strconv.Itoa(limit))
 	}
-	path := "/api/v1/names/" + NameSegment(name) + "/history"
-	if len(q) > 0 {
-		path += "?" + q.Encode()
-	}
+	path := withQuery("/api/v1/names/"+NameSegment(name)+"/history", q)
 	var p HistoryPage
 	f := &fields{}
 	if _, err := c.doFields(ctx, http.MethodGet, path, f, nil, &p.Entries); err != nil {
 		return HistoryPage{}, err
 	}
-	next, ok, err := nextCursor(f.got)
-	if err != nil {
-		return HistoryPage{}, &resolver.Error{Kind: resolver.KindInternal, Offset: -1, Err: ErrNotAPI,
-			Message: "GET " + c.base + path + ": " + err.Error()}
+	notAPI := func(format string, args ...any) error {
+		return &resolver.Error{Kind: resolver.KindInternal, Offset: -1, Err: ErrNotAPI,
+			Message: "GET " + c.base + path + ": " + fmt.Sprintf(format, args...)}
 	}
-	// Every entry lies past after, in order, and a next page starts
-	// after the last of them: a server that answered otherwise would
-	// make History repeat entries, or loop for ever on empty pages.
-	last := after
-	for _, e := range p.Entries {
-		if e.Seq <= last {
-			return HistoryPage{}, &resolver.Error{Kind: resolver.KindInternal, Offset: -1, Err: ErrNotAPI,
-				Message: fmt.Sprintf("GET %s%s: entry %d comes after entry %d (a page holds entries past %d, in order)", c.base, path, e.Seq, last, after)}
+	for i, e := range p.Entries {
+		if !in(e.Seq) {
+			return HistoryPage{}, notAPI("entry %d is not %s", e.Seq, where)
 		}
-		last = e.Seq
+		if i > 0 && e.Seq <= p.Entries[i-1].Seq {
+			return HistoryPage{}, notAPI("entry %d comes after entry %d (a page holds entries in order)", e.Seq, p.Entries[i-1].Seq)
+		}
 	}
-	if ok {
-		if len(p.Entries) == 0 || next != last {
-			return HistoryPage{}, &resolver.Error{Kind: resolver.KindInternal, Offset: -1, Err: ErrNotAPI,
-				Message: fmt.Sprintf("GET %s%s: the next page's cursor %d is not the page's last entry (%d entries, the last %d)", c.base, path, next, len(p.Entries), last)}
+	for _, l := range []struct {
+		rel, param string
+		cursor     **int64
+		end        func() int64 // the entry the cursor must be
+	}{
+		{"next", "after", &p.Next, func() int64 { return p.Entries[len(p.Entries)-1].Seq }},
+		{"prev", "before", &p.Prev, func() int64 { return p.Entries[0].Seq }},
+	} {
+		n, ok, err := linkCursor(f.got, l.rel, l.param)
+		switch {
+		case err != nil:
+			return HistoryPage{}, notAPI("%v", err)
+		case !ok:
+			continue
+		case len(p.Entries) == 0:
+			return HistoryPage{}, notAPI("an empty page links to a %s page (%s=%d)", l.rel, l.param, n)
+		case n != l.end():
+			return HistoryPage{}, notAPI("the %s page's cursor %d is not the page's end (%d entries, %d to %d)", l.rel, n, len(p.Entries), p.Entries[0].Seq, p.Entries[len(p.Entries)-1].Seq)
 		}
-		p.Next = &next
+		*l.cursor = &n
 	}
 	return p, nil
 }
@@ -454,22 +491,52 @@ func (c *Client) History(ctx context.Context, name string) ([]HistoryEntry, erro
 	}
 }
 
-// nextCursor reads the after= of the target of the Link header field with
-// rel="next" (RFC 8288 §3), when there is one. The client keeps its own
-// path and takes only the cursor, so that a server behind a proxy that
-// adds a path prefix is still followed.
-func nextCursor(h http.Header) (after int64, ok bool, err error) {
-	targets := linkTargets(h.Values("Link"), "next")
+// historyDefaultPage is the server's page size when limit is absent
+// (docs/httpapi.md): RecentHistory asks for less only when it wants less.
+const historyDefaultPage = 1000
+
+// RecentHistory returns the newest n entries of a record's history (every
+// entry when n is 0 or less), newest first, reading the server's pages
+// back from the newest (before=end) through their links to older ones:
+// a client that wants what changed last need not read a long history
+// from its start. HistoryPageBefore reads one page.
+func (c *Client) RecentHistory(ctx context.Context, name string, n int) ([]HistoryEntry, error) {
+	all := []HistoryEntry{}
+	for before := int64(0); ; {
+		limit := 0
+		if rest := n - len(all); n > 0 && rest < historyDefaultPage {
+			limit = rest
+		}
+		p, err := c.HistoryPageBefore(ctx, name, before, limit)
+		if err != nil {
+			return nil, err
+		}
+		for i := len(p.Entries) - 1; i >= 0 && (n <= 0 || len(all) < n); i-- {
+			all = append(all, p.Entries[i])
+		}
+		if p.Prev == nil || n > 0 && len(all) == n {
+			return all, nil
+		}
+		before = *p.Prev
+	}
+}
+
+// linkCursor reads the cursor param of the target of the Link header
+// field with relation rel (RFC 8288 §3), when there is one. The client
+// keeps its own path and takes only the cursor, so that a server behind a
+// proxy that adds a path prefix is still followed.
+func linkCursor(h http.Header, rel, param string) (cursor int64, ok bool, err error) {
+	targets := linkTargets(h.Values("Link"), rel)
 	if len(targets) == 0 {
 		return 0, false, nil
 	}
 	u, err := url.Parse(targets[0])
 	if err != nil {
-		return 0, false, fmt.Errorf("the Link to the next page, %q, is not a URI reference: %v", targets[0], err)
+		return 0, false, fmt.Errorf("the Link to the %s page, %q, is not a URI reference: %v", rel, targets[0], err)
 	}
-	n, err := strconv.ParseInt(u.Query().Get("after"), 10, 64)
+	n, err := strconv.ParseInt(u.Query().Get(param), 10, 64)
 	if err != nil {
-		return 0, false, fmt.Errorf("the Link to the next page, %q, has no after= cursor", targets[0])
+		return 0, false, fmt.Errorf("the Link to the %s page, %q, has no %s= cursor", rel, targets[0], param)
 	}
 	return n, true, nil
 }

@@ -253,16 +253,19 @@ func TestErrorSaysFieldOnce(t *testing.T) {
 // TestHistoryFollowsLinks: History reads a history page after page, taking
 // the cursor from the Link with rel="next" however the field is written
 // (several link-values, a comma in a target, a rel listing several
-// relations), and stops, saying why, on a link that would go round.
+// relations), and stops, saying why, on a link that would go round, or on
+// a link back (rel="prev") that does not start from the page's first
+// entry.
 func TestHistoryFollowsLinks(t *testing.T) {
 	pages := map[string]struct{ body, link string }{
-		"":        {`[{"seq":1},{"seq":3}]`, `<https://elsewhere.example/a,b>; rel="prev", </api/v1/names/urn:example:a,b/history?after=3&limit=2>; rel="next"`},
-		"after=3": {`[{"seq":4},{"seq":9}]`, `</api/v1/names/urn:example:a,b/history?after=9&limit=2>; title="x, y"; rel="last NEXT"`},
+		"":        {`[{"seq":1},{"seq":3}]`, `<https://elsewhere.example/a,b>; rel="alternate", </api/v1/names/urn:example:a,b/history?after=3&limit=2>; rel="next"`},
+		"after=3": {`[{"seq":4},{"seq":9}]`, `</api/v1/names/urn:example:a,b/history?after=9&limit=2>; title="x, y"; rel="last NEXT", </api/v1/names/urn:example:a,b/history?before=4&limit=2>; rel="prev"`},
 		"after=9": {`[{"seq":10}]`, ``},
 		// A server whose link does not move on.
 		"loop":    {`[{"seq":5}]`, `</api/v1/names/urn:example:loop/history?after=0&limit=2>; rel="next"`},
 		"bad":     {`[{"seq":5}]`, `</api/v1/names/urn:example:bad/history?limit=2>; rel="next"`},
 		"unorder": {`[{"seq":3},{"seq":2}]`, ``}, // entries out of order
+		"prevoff": {`[{"seq":3},{"seq":4}]`, `</api/v1/names/urn:example:prevoff/history?before=4>; rel="prev"`},
 	}
 	// Servers whose cursor moves on but wrongly, made from the after=
 	// asked: empty pages that link on for ever; a cursor behind the
@@ -313,9 +316,101 @@ func TestHistoryFollowsLinks(t *testing.T) {
 	if err != nil || !slices.Equal(seqs, []int64{1, 3, 4, 9, 10}) || !slices.Equal(asked, []string{"", "after=3", "after=9"}) {
 		t.Fatalf("History: %v %v, asked %q", seqs, err, asked)
 	}
-	for _, name := range []string{"urn:example:loop", "urn:example:bad", "urn:example:empty", "urn:example:behind", "urn:example:unorder"} {
+	for _, name := range []string{"urn:example:loop", "urn:example:bad", "urn:example:empty", "urn:example:behind", "urn:example:unorder", "urn:example:prevoff"} {
 		if _, err := c.History(context.Background(), name); !errors.Is(err, client.ErrNotAPI) {
 			t.Errorf("%s: %v", name, err)
+		}
+	}
+	p, err := c.HistoryPage(context.Background(), "urn:example:a,b", 3, 0)
+	if err != nil || p.Prev == nil || *p.Prev != 4 || p.Next == nil || *p.Next != 9 {
+		t.Fatalf("HistoryPage after 3: %+v, %v", p, err)
+	}
+}
+
+// TestRecentHistoryFollowsLinks: RecentHistory reads a history from its
+// newest page (before=end) back, taking the cursor from the Link with
+// rel="prev", newest entry first, asking for no more than it wants; and
+// stops, saying why, on a server whose pages back do not move on.
+func TestRecentHistoryFollowsLinks(t *testing.T) {
+	const base = "/api/v1/names/urn:example:a,b/history"
+	pages := map[string]struct{ body, link string }{
+		"end": {`[{"seq":10},{"seq":12}]`, `<https://elsewhere.example/a,b>; rel="alternate", <` + base + `?before=10&limit=2>; title="x, y"; rel="PREV first"`},
+		"10":  {`[{"seq":4},{"seq":9}]`, `<` + base + `?before=4&limit=2>; rel="prev", <` + base + `?after=9&limit=2>; rel="next"`},
+		"4":   {`[{"seq":1},{"seq":3}]`, `<` + base + `?after=3&limit=2>; rel="next"`},
+	}
+	// Servers that answer every before= alike, and ones whose pages move
+	// back but wrongly, made from the before= asked (end is 5).
+	bad := map[string]func(before int) (string, string){
+		"repeat": func(int) (string, string) { return `[{"seq":5}]`, `<x?before=5>; rel="prev"` }, // the same page again
+		"stay": func(b int) (string, string) {
+			return `[{"seq":2},{"seq":3}]`, fmt.Sprintf(`<x?before=%d>; rel="prev"`, b)
+		},
+		"empty": func(b int) (string, string) { return `[]`, fmt.Sprintf(`<x?before=%d>; rel="prev"`, b-1) },
+		"word":  func(int) (string, string) { return `[{"seq":5}]`, `<x?before=end>; rel="prev"` },
+		"order": func(int) (string, string) { return `[{"seq":3},{"seq":2}]`, `` },
+		"next":  func(int) (string, string) { return `[{"seq":3},{"seq":4}]`, `<x?after=3>; rel="next"` },
+		// Below the first entry: numbers that go on down for ever.
+		"down": func(b int) (string, string) {
+			return fmt.Sprintf(`[{"seq":%d},{"seq":%d}]`, b-2, b-1), fmt.Sprintf(`<x?before=%d>; rel="prev"`, b-2)
+		},
+	}
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = append(asked, r.URL.RawQuery)
+		before := r.URL.Query().Get("before")
+		p, ok := pages[before]
+		if _, tail, _ := strings.Cut(r.URL.Path, "urn:example:"); tail != "a,b/history" {
+			b, _ := strconv.Atoi(before)
+			if before == "end" {
+				b = 5
+			}
+			f := bad[strings.TrimSuffix(tail, "/history")]
+			p.body, p.link = f(b)
+			ok = len(asked) < 1000 // a client that follows for ever: 418
+		}
+		if !ok {
+			http.Error(w, "no such page", http.StatusTeapot)
+			return
+		}
+		if p.link != "" {
+			w.Header().Set("Link", p.link)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, p.body)
+	}))
+	defer srv.Close()
+	c := client.New(srv.URL, "")
+	seqs := func(h []client.HistoryEntry) []int64 {
+		var s []int64
+		for _, e := range h {
+			s = append(s, e.Seq)
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		n     int
+		want  []int64
+		asked []string
+	}{
+		{0, []int64{12, 10, 9, 4, 3, 1}, []string{"before=end", "before=10", "before=4"}},
+		{3, []int64{12, 10, 9}, []string{"before=end&limit=3", "before=10&limit=1"}},
+		{2, []int64{12, 10}, []string{"before=end&limit=2"}},
+		{100, []int64{12, 10, 9, 4, 3, 1}, []string{"before=end&limit=100", "before=10&limit=98", "before=4&limit=96"}},
+	} {
+		asked = nil
+		h, err := c.RecentHistory(context.Background(), "urn:example:a,b", tc.n)
+		if err != nil || !slices.Equal(seqs(h), tc.want) || !slices.Equal(asked, tc.asked) {
+			t.Errorf("RecentHistory(%d): %v %v, asked %q", tc.n, seqs(h), err, asked)
+		}
+	}
+	p, err := c.HistoryPageBefore(context.Background(), "urn:example:a,b", 10, 2)
+	if err != nil || !slices.Equal(seqs(p.Entries), []int64{4, 9}) || p.Prev == nil || *p.Prev != 4 || p.Next == nil || *p.Next != 9 {
+		t.Fatalf("HistoryPageBefore(10): %+v, %v", p, err)
+	}
+	for name := range bad {
+		asked = nil
+		if _, err := c.RecentHistory(context.Background(), "urn:example:"+name, 0); !errors.Is(err, client.ErrNotAPI) || len(asked) > 3 {
+			t.Errorf("%s: %v after %d pages", name, err, len(asked))
 		}
 	}
 }
