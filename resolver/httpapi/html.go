@@ -45,7 +45,7 @@ type recordPage struct {
 type urcsPage struct {
 	Asked    string
 	Versions []urcVersion
-	History  string // the record's history, when older versions were left out
+	History  string // the page of the record's history before Versions, when older versions were left out
 }
 
 type problemPage struct{ P *problem }
@@ -113,7 +113,7 @@ var pages = template.Must(template.New("").Funcs(pageFuncs).Parse(`
 {{range .Versions}}<h2>{{.Time.Format "2006-01-02 15:04:05 MST"}} · {{.Action}}</h2>
 <p>Status {{.Record.Status}}. Locations:</p><UL>{{range .Record.Locations}}<LI>{{$u := .URL}}{{with href $u}}<A HREF="{{.}}">{{$u}}</A>{{else}}<code>{{$u}}</code>{{end}}
 {{end}}</UL>
-{{end}}{{with .History}}<p>Older descriptions are left out: the <A HREF="{{.}}">record's history</A> has them all.</p>
+{{end}}{{with .History}}<p>Older descriptions are left out: the <A HREF="{{.}}">record's history</A> has them, a page at a time back from the newest left out.</p>
 {{end}}{{template "foot"}}{{end}}
 
 {{define "problem"}}{{template "head" .P.Title}}

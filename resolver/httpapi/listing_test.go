@@ -132,12 +132,14 @@ func TestListDuplicates(t *testing.T) {
 // FuzzListingQuery: whatever the query of the listings and of a record's
 // history, the answer is a page (200) or a problem naming the bad
 // parameter (400), never a 500, and a page never holds more than there
-// is; a history's next link names the record, a cursor and a limit.
+// is; a history's links name the record, a cursor (first none) and a
+// limit, each relation once.
 func FuzzListingQuery(f *testing.F) {
 	for _, q := range []string{"", "limit=1", "after=3&limit=2", "after=http://example.org/x", "limit=0", "after=-1",
 		"limit=99999999999999999999", "after=%zz", "after=1&after=2", "limit=1%00", ";", "&&&", "after=urn%3Aexample",
 		"withdrawn=true", "withdrawn=false&limit=2", "withdrawn=1", "withdrawn=true&withdrawn=false", "withdrawn",
-		"limit=2&limit=2", "after=&limit=1", "limit=", "after=0&limit=1", "after=5&limit=1&x=after"} {
+		"limit=2&limit=2", "after=&limit=1", "limit=", "after=0&limit=1", "after=5&limit=1&x=after",
+		"before=end&limit=1", "before=7&limit=2", "before=", "before=0", "before=end&after=1", "before=end&before=7", "before=END", "after=&before=6&limit=1"} {
 		f.Add(q)
 	}
 	st := memstore.New()
@@ -162,7 +164,9 @@ func FuzzListingQuery(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
-	next := regexp.MustCompile(`^</api/v1/names/urn:example:0/history\?after=[1-9][0-9]*&limit=[1-9][0-9]*>; rel="next"$`)
+	const target = `</api/v1/names/urn:example:0/history\?`
+	link := regexp.MustCompile(`^` + target + `limit=[1-9][0-9]*>; rel="first"$|^` + target + `before=[1-9][0-9]*&limit=[1-9][0-9]*>; rel="prev"$|^` +
+		target + `after=[1-9][0-9]*&limit=[1-9][0-9]*>; rel="next"$|^` + target + `before=end&limit=[1-9][0-9]*>; rel="last"$`)
 	head, err := st.Head(context.Background())
 	if err != nil {
 		f.Fatal(err)
@@ -182,8 +186,17 @@ func FuzzListingQuery(f *testing.F) {
 				if err := json.Unmarshal(rec.Body.Bytes(), &page); err != nil || len(page) > 4 {
 					t.Fatalf("%s?%q: 200 with %s", path, q, rec.Body)
 				}
-				if l := rec.Header().Values("Link"); len(l) > 1 || len(l) == 1 && !next.MatchString(l[0]) {
+				l := rec.Header().Values("Link")
+				if len(l) > 1 {
 					t.Fatalf("%s?%q: Link %q", path, q, l)
+				}
+				rels := map[string]bool{}
+				for _, v := range strings.Split(strings.Join(l, ""), ", ") {
+					rel := v[strings.LastIndexByte(v, '=')+1:]
+					if v != "" && (!link.MatchString(v) || rels[rel]) {
+						t.Fatalf("%s?%q: Link %q", path, q, l)
+					}
+					rels[rel] = true
 				}
 			case rec.Code == 200:
 				var page map[string]json.RawMessage

@@ -820,7 +820,12 @@ type urcVersion struct {
 // record changed a hundred thousand times has as many. The rest are in the
 // record's history (GET /api/v1/names/{urn}/history, a page at a time),
 // which a Link with RFC 5829's relation "version-history" points to when
-// versions were left out.
+// versions were left out: to the page of the entries just before the
+// oldest description given (before=SEQ), where the reader goes on from
+// where the answer stopped, newest first as I2Cs is, page by page through
+// rel="prev" (as of a time too: the entries after it are not in that page).
+// The first page of the history would hold the oldest entries, the
+// furthest from what the reader has seen.
 const urcVersions = 100
 
 // writeURCs answers I2Cs: the record now and after each earlier change,
@@ -848,7 +853,7 @@ func (h *handler) writeURCs(rw *respWriter, r *http.Request, ctx context.Context
 	}
 	var history string
 	if more {
-		history = "/api/v1/names/" + segment(rec.URN) + "/history"
+		history = "/api/v1/names/" + segment(rec.URN) + "/history?before=" + strconv.FormatInt(out[len(out)-1].Seq, 10)
 		rw.Header().Set("Link", "<"+history+`>; rel="version-history"`)
 	}
 	if len(out) == 0 { // a history is never empty for a record; keep the answer whole anyway

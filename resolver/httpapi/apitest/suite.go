@@ -69,6 +69,8 @@ func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
 		{"HistoryPages", testHistoryPages},
 		{"HistoryPageBytes", testHistoryPageBytes},
 		{"HistoryQuery", testHistoryQuery},
+		{"HistoryBackward", testHistoryBackward},
+		{"HistoryWithdrawnBackward", testHistoryWithdrawnBackward},
 		{"URCsBounded", testURCsBounded},
 		{"PrivateLog", testPrivateLog},
 		{"WithdrawSuccessorItself", testWithdrawSuccessorItself},
@@ -2018,21 +2020,11 @@ type historyEntry struct {
 }
 
 // nextLink returns the target of the Link with rel="next" of a page of a
-// history ("" when there is none), checking that there is at most one.
+// history ("" when there is none), checking that there is at most one
+// (pageLinks).
 func nextLink(t *testing.T, r *Resp) string {
 	t.Helper()
-	links := r.Header.Values("Link")
-	switch {
-	case len(links) == 0:
-		return ""
-	case len(links) > 1:
-		t.Fatalf("%d Link fields: %q", len(links), links)
-	}
-	m := regexp.MustCompile(`^<([^>]*)>; rel="next"$`).FindStringSubmatch(links[0])
-	if m == nil {
-		t.Fatalf("Link %q is not a next link", links[0])
-	}
-	return m[1]
+	return pageLinks(t, r)["next"]
 }
 
 // walkHistory reads a history from target, following each next link to
@@ -2108,12 +2100,14 @@ func testHistoryPages(t *testing.T, ns func(*testing.T) resolver.Store) {
 			t.Fatalf("%s: %d entries", tc.target, len(got))
 		}
 	}
-	// The link names the record by its name, the cursor and the limit.
+	// The link names the record by its name, the cursor and the limit;
+	// the last page, the newest, is named too.
 	r := f.Do("GET", "/api/v1/names/urn:example:paged-alias/history?limit=5", "").Want(t, 200)
-	wantHeader(t, r, "Link", "</api/v1/names/urn:example:paged/history?after="+strconv.FormatInt(whole[4].Seq, 10)+`&limit=5>; rel="next"`)
+	wantHeader(t, r, "Link", "</api/v1/names/urn:example:paged/history?after="+strconv.FormatInt(whole[4].Seq, 10)+`&limit=5>; rel="next", `+
+		`</api/v1/names/urn:example:paged/history?before=end&limit=5>; rel="last"`)
 	// Past the end: an empty array, no link.
 	r = f.Do("GET", "/api/v1/names/urn:example:paged/history?after="+strconv.FormatInt(whole[changes].Seq, 10), "").Want(t, 200)
-	if r.Body != "[]\n" && r.Body != "[]" || nextLink(t, r) != "" {
+	if r.Body != "[]\n" && r.Body != "[]" || r.Header.Get("Link") != "" {
 		t.Fatalf("past the end: %q, Link %q", r.Body, r.Header.Get("Link"))
 	}
 	f.Do("GET", "/api/v1/names/urn:example:none/history?limit=5", "").Want(t, 404).Problem(t)
@@ -2186,6 +2180,31 @@ func testHistoryPageBytes(t *testing.T, ns func(*testing.T) resolver.Store) {
 	if err != nil || len(h) != rounds || h[rounds-1].Seq != last {
 		t.Fatalf("client.History: %d entries, %v", len(h), err)
 	}
+	// Read back from the newest, the pages are as bounded, each holds its
+	// newest entry at least, and the links lead back to every entry once.
+	var back []int64
+	target, pages = "/api/v1/names/urn:example:big/history?before=end&limit=10000", 0
+	for target != "" {
+		r := f.Do("GET", target, "").Want(t, 200)
+		var page []historyEntry
+		r.JSON(t, &page)
+		size := 0
+		for _, e := range page {
+			size += len(e.Data)
+		}
+		if size > 4<<20 || len(page) == 0 {
+			t.Fatalf("%s: a page of %d entries holds %d bytes of data", target, len(page), size)
+		}
+		back = append(seqsOf(page), back...)
+		pages++
+		target = pageLinks(t, r)["prev"]
+		if target != "" && !strings.HasSuffix(target, "&limit=10000") {
+			t.Fatalf("the page before does not keep the limit: %s", target)
+		}
+	}
+	if pages < 2 || !slices.Equal(back, seqsOf(fromClient(h))) {
+		t.Fatalf("read back: %v in %d pages, want %d entries in two or more", back, pages, rounds)
+	}
 	// I2Cs holds as many bytes of descriptions at most, the newest first,
 	// and says where the others are.
 	r := f.Do("GET", "/uri-res/I2Cs?urn:example:big", "").Want(t, 200)
@@ -2194,12 +2213,29 @@ func testHistoryPageBytes(t *testing.T, ns func(*testing.T) resolver.Store) {
 	if len(r.Body) > 4<<20+64<<10 || len(vs) == 0 || len(vs) == rounds || !strings.Contains(string(vs[0]), "https://example.org/29/0/") {
 		t.Fatalf("I2Cs: %d descriptions in %d bytes", len(vs), len(r.Body))
 	}
-	wantHeader(t, r, "Link", `</api/v1/names/urn:example:big/history>; rel="version-history"`)
+	var oldest struct {
+		Seq int64 `json:"seq"`
+	}
+	if err := json.Unmarshal(vs[len(vs)-1], &oldest); err != nil {
+		t.Fatal(err)
+	}
+	wantHeader(t, r, "Link", `</api/v1/names/urn:example:big/history?before=`+strconv.FormatInt(oldest.Seq, 10)+`>; rel="version-history"`)
 }
 
-// testHistoryQuery: after= and limit= of a history are checked as the
-// log's are, and each may be given once: anything else is a 400 problem
-// naming the parameter, never a page of something else.
+// fromClient is the client's entries as the tests read the API's.
+func fromClient(h []client.HistoryEntry) []historyEntry {
+	out := make([]historyEntry, len(h))
+	for i, e := range h {
+		out[i] = historyEntry{Seq: e.Seq, Data: e.Data, Hash: e.Hash}
+	}
+	return out
+}
+
+// testHistoryQuery: after=, before= and limit= of a history are checked
+// as the log's are, and each may be given once: anything else is a 400
+// problem naming the parameter, never a page of something else. after=
+// and before= together are 400 naming both: the page would be neither a
+// step forward nor one back.
 func testHistoryQuery(t *testing.T, ns func(*testing.T) resolver.Store) {
 	f := newFixture(t, ns)
 	base := "/api/v1/names/" + lotr + "/history?"
@@ -2207,17 +2243,38 @@ func testHistoryQuery(t *testing.T, ns func(*testing.T) resolver.Store) {
 		"after=-1": "after", "after=x": "after", "after=1.5": "after", "after=99999999999999999999": "after",
 		"limit=0": "limit", "limit=10001": "limit", "limit=x": "limit", "limit=-1": "limit",
 		"after=1&after=2": "after", "after=1&after=1": "after", "limit=2&limit=3": "limit", "limit=5&after=0&limit=5": "limit",
-		"limit=%zz": "query", "after=%": "query",
+		"limit=%zz": "query", "after=%": "query", "before=%": "query",
+		// before= is a positive number or end, once.
+		"before=0": "before", "before=-1": "before", "before=x": "before", "before=1.5": "before",
+		"before=99999999999999999999": "before", "before=END": "before", "before=latest": "before", "before=end%20": "before",
+		"before=1&before=2": "before", "before=end&before=end": "before", "before=5&limit=3&before=": "before",
+		"before=end&limit=0": "limit", "before=1&limit=x": "limit",
 	} {
 		p := f.Do("GET", base+q, "").Want(t, 400).Problem(t)
 		if p.Field != field || !strings.Contains(p.Detail, field) {
 			t.Errorf("?%s: %+v, want one naming %s", q, p, field)
 		}
 	}
+	for _, q := range []string{"after=1&before=5", "after=0&before=end", "before=end&after=3&limit=2", "after=5&before=1"} {
+		p := f.Do("GET", base+q, "").Want(t, 400).Problem(t)
+		if p.Field != "before" || !strings.Contains(p.Detail, "after") || !strings.Contains(p.Detail, "before") || !strings.HasSuffix(p.Type, "#invalid-request") {
+			t.Errorf("?%s: %+v, want one naming after and before", q, p)
+		}
+	}
+	// A bad value is named before the two are found together.
+	if p := f.Do("GET", base+"after=x&before=5", "").Want(t, 400).Problem(t); p.Field != "after" {
+		t.Errorf("?after=x&before=5: %+v", p)
+	}
 	// Well-formed: a page, the other parameters ignored as elsewhere, and
-	// an empty value taken as none, as on the other listings.
-	for _, q := range []string{"", "limit=1", "limit=10000", "after=0", "after=0&limit=3", "x=1", "after=999999", "after=", "limit=", "after=&limit="} {
+	// an empty value taken as none, as on the other listings (before= empty
+	// is the first page, not the newest: only before=end is).
+	for _, q := range []string{"", "limit=1", "limit=10000", "after=0", "after=0&limit=3", "x=1", "after=999999", "after=", "limit=", "after=&limit=",
+		"before=end", "before=end&limit=1", "before=1", "before=999999", "before=9223372036854775807", "before=", "after=&before=end", "after=2&before=", "before=&limit="} {
 		f.Do("GET", base+q, "").Want(t, 200)
+	}
+	first := f.Do("GET", base+"limit=1", "").Want(t, 200)
+	if empty := f.Do("GET", base+"before=&limit=1", "").Want(t, 200); empty.Body != first.Body || empty.Header.Get("Link") != first.Header.Get("Link") {
+		t.Errorf("before= empty: %s %q, want the first page %s %q", empty.Body, empty.Header.Get("Link"), first.Body, first.Header.Get("Link"))
 	}
 }
 
@@ -2257,7 +2314,22 @@ func testURCsBounded(t *testing.T, ns func(*testing.T) resolver.Store) {
 		if got := r.Header.Get("Link"); link != (got != "") {
 			t.Fatalf("%s: Link %q", target, got)
 		} else if link {
-			wantHeader(t, r, "Link", `</api/v1/names/urn:example:often/history>; rel="version-history"`)
+			// The page of the history before the oldest description
+			// given: the reader goes on from there.
+			wantHeader(t, r, "Link", `</api/v1/names/urn:example:often/history?before=`+strconv.FormatInt(vs[n-1].Seq, 10)+`>; rel="version-history"`)
+			h := f.Do("GET", strings.TrimSuffix(strings.TrimPrefix(r.Header.Get("Link"), "<"), `>; rel="version-history"`), "").Want(t, 200)
+			var older []struct {
+				Data struct {
+					Locations []struct {
+						URL string `json:"url"`
+					} `json:"locations"`
+				} `json:"data"`
+			}
+			h.JSON(t, &older)
+			if links := pageLinks(t, h); len(older) != newest-n+1 || older[len(older)-1].Data.Locations[0].URL != fmt.Sprintf("https://example.org/v/%d", newest-n) ||
+				links["prev"] != "" || links["next"] == "" {
+				t.Fatalf("%s: the history before the descriptions: %d entries, links %q", target, len(older), links)
+			}
 		}
 	}
 	check("/uri-res/I2Cs?urn:example:often", changes-1, 100, true)
@@ -2267,7 +2339,7 @@ func testURCsBounded(t *testing.T, ns func(*testing.T) resolver.Store) {
 	check("/uri-res/I2Cs?urn:example:often", 99, 100, false, "Accept-Datetime", times[99].Format(http.TimeFormat))
 	check("/uri-res/I2Cs?urn:example:often", 5, 6, false, "Accept-Datetime", times[5].Format(http.TimeFormat))
 	r := f.Do("GET", "/uri-res/I2Cs?urn:example:often", "", "Accept", "text/html").Want(t, 200)
-	if !strings.Contains(r.Body, `<A HREF="/api/v1/names/urn:example:often/history">record's history</A>`) {
+	if !regexp.MustCompile(`<A HREF="/api/v1/names/urn:example:often/history\?before=[1-9][0-9]*">record's history</A>`).MatchString(r.Body) {
 		t.Fatalf("the page of the descriptions does not say where the others are: %.300s", r.Body[len(r.Body)-400:])
 	}
 	// A 406 links to no history: it gave no versions.
