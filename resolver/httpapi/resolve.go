@@ -649,7 +649,13 @@ func (h *handler) serveByLocation(rw *respWriter, r *http.Request, service strin
 		seen := map[string]bool{}
 		for _, rec := range live {
 			for _, l := range rec.Locations {
-				if k := l.Key; k == "" || !seen[k] {
+				k := l.Key
+				if k == "" {
+					// A record read back from the history (as of a
+					// time) keeps its locations without keys.
+					k, _ = resolver.LocationKey(l.URL)
+				}
+				if k == "" || !seen[k] {
 					seen[k] = true
 					locs = append(locs, l)
 				}

@@ -381,6 +381,12 @@ func testByLocation(t *testing.T, ns func(*testing.T) resolver.Store) {
 	if r.Body != "# https://example.org/foo\r\nhttps://mirror.example/lotr\r\nhttps://example.org/foo\r\nhttp://example.net/foo\r\n" {
 		t.Fatalf("L2Ls shared: %q", r.Body)
 	}
+	// As of a time too: the records read back from the history keep
+	// their locations without keys, which are computed again.
+	r = f.Do("GET", "/uri-res/L2Ls?https://example.org/foo", "", "Accept-Datetime", f.Clock.Now().Format(http.TimeFormat)).Want(t, 200)
+	if r.Body != "# https://example.org/foo\r\nhttps://mirror.example/lotr\r\nhttps://example.org/foo\r\nhttp://example.net/foo\r\n" {
+		t.Fatalf("L2Ls shared, as of a time: %q", r.Body)
+	}
 	r = f.Do("GET", "/uri-res/L2Ls?https://example.org/foo", "", "Accept", "application/json").Want(t, 200)
 	var l struct {
 		URL       string `json:"url"`
