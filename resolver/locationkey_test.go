@@ -148,7 +148,7 @@ func testMigrateLocationKeys(t *testing.T, store resolver.Store) {
 	next := buildOf(store, 2, version2)
 	finds := func(svc *resolver.Service, url string, want resolver.Record) bool {
 		t.Helper()
-		recs, err := svc.ByLocation(ctx, url)
+		recs, _, err := svc.ByLocation(ctx, url, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,7 +325,7 @@ func TestLocationKeysAcrossBuilds(t *testing.T) {
 		if v, err := store.Setting(ctx, resolver.LocationKeySetting); err != nil || v != "3" {
 			t.Fatalf("setting %q %v, want 3", v, err)
 		}
-		recs, err := v3.ByLocation(ctx, "https://example.org/a")
+		recs, _, err := v3.ByLocation(ctx, "https://example.org/a", true)
 		if err != nil || len(recs) != 1 || recs[0].ID != a.ID {
 			t.Fatalf("v3's L2N after both migrations: %+v %v", recs, err)
 		}
@@ -397,7 +397,7 @@ func TestMigrateLocationKeysLateWrite(t *testing.T) {
 			t.Fatalf("Migrate: %+v %v; want 3 records keyed again (a twice, b)", rep, err)
 		}
 		for url, name := range map[string]string{"https://example.org/late": "urn:example:a", "https://example.org/a": "urn:example:a", "https://example.org/b/": "urn:example:b"} {
-			recs, err := v2.ByLocation(ctx, url)
+			recs, _, err := v2.ByLocation(ctx, url, true)
 			if err != nil || len(recs) != 1 || recs[0].URN != name {
 				t.Errorf("%s: %+v %v, want %s", url, recs, err, name)
 			}
@@ -524,7 +524,7 @@ func TestVerifyDuringLocationMigration(t *testing.T) {
 				t.Fatal(err)
 			}
 			exec(fmt.Sprintf(`INSERT INTO locations (key, record_id) VALUES ('https://evil.example/', %d)`, b.ID))
-			if recs, err := v1.ByLocation(ctx, "https://evil.example/"); err != nil || len(recs) != 1 || recs[0].ID != b.ID {
+			if recs, _, err := v1.ByLocation(ctx, "https://evil.example/", true); err != nil || len(recs) != 1 || recs[0].ID != b.ID {
 				t.Fatalf("L2N of the forged row: %+v %v", recs, err)
 			}
 			if _, err := v1.VerifyAll(ctx, nil); err == nil {
@@ -570,7 +570,7 @@ func TestVerifyDuringLocationMigration(t *testing.T) {
 			if !started {
 				t.Fatal("Verify never reported the records read: the migration did not run during it")
 			}
-			if recs, err := v2.ByLocation(ctx, "https://example.org/c/"); err != nil || len(recs) != 1 || recs[0].ID != a.ID {
+			if recs, _, err := v2.ByLocation(ctx, "https://example.org/c/", true); err != nil || len(recs) != 1 || recs[0].ID != a.ID {
 				t.Fatalf("the page did not re-key a: %+v %v", recs, err)
 			}
 			var se *resolver.StateError
@@ -636,7 +636,7 @@ func TestLocationKeyMigrationTakenOver(t *testing.T) {
 		}
 		for _, i := range []int{0, 499, 500, n - 1} { // v2's page, and the others
 			url := fmt.Sprintf("https://example.org/n/%d/x", i)
-			if recs, err := v3.ByLocation(ctx, url); err != nil || len(recs) != 1 || recs[0].URN != fmt.Sprintf("urn:example:n%d", i) {
+			if recs, _, err := v3.ByLocation(ctx, url, true); err != nil || len(recs) != 1 || recs[0].URN != fmt.Sprintf("urn:example:n%d", i) {
 				t.Errorf("v3's L2N of %s: %+v %v", url, recs, err)
 			}
 		}
@@ -687,7 +687,7 @@ func TestLocationKeyMigrationTakenOver(t *testing.T) {
 		v3 := buildOf(store, 3, version3)
 		for _, i := range []int{0, 499, 500, n - 1} { // the pages of v2, of v3's first instance, and the others
 			url := fmt.Sprintf("https://example.org/n/%d/x", i)
-			if recs, err := v3.ByLocation(ctx, url); err != nil || len(recs) != 1 || recs[0].URN != fmt.Sprintf("urn:example:n%d", i) {
+			if recs, _, err := v3.ByLocation(ctx, url, true); err != nil || len(recs) != 1 || recs[0].URN != fmt.Sprintf("urn:example:n%d", i) {
 				t.Errorf("v3's L2N of %s: %+v %v", url, recs, err)
 			}
 		}
@@ -734,7 +734,7 @@ func TestLocationKeyMigrationTakenOver(t *testing.T) {
 		if _, _, err := v3.Put(ctx, m, "urn:example:late", locs("https://example.org/Late/")); err != nil {
 			t.Fatal(err)
 		}
-		if recs, err := v3.ByLocation(ctx, "https://example.org/a"); err != nil || len(recs) != 1 {
+		if recs, _, err := v3.ByLocation(ctx, "https://example.org/a", true); err != nil || len(recs) != 1 {
 			t.Fatalf("v3's L2N: %+v %v", recs, err)
 		}
 		if rep, err := v3.VerifyAll(ctx, nil); err != nil || rep.StaleLocationKeys || rep.LocationKeyVersion != 3 {
@@ -825,7 +825,7 @@ func TestLocationKeyMigrationMark(t *testing.T) {
 		if _, err := newV2(&failUpdate{Store: store, n: 3}).Migrate(ctx); err == nil {
 			t.Fatal("v2's Migrate did not fail")
 		}
-		if recs, err := v1.ByLocation(ctx, "https://example.org/a/"); err != nil || len(recs) != 0 {
+		if recs, _, err := v1.ByLocation(ctx, "https://example.org/a/", true); err != nil || len(recs) != 0 {
 			t.Fatalf("the test plays no change: v1's L2N finds a after v2's page: %+v %v", recs, err)
 		}
 		rep, err := v1.VerifyAll(ctx, nil)
@@ -846,7 +846,7 @@ func TestLocationKeyMigrationMark(t *testing.T) {
 			t.Fatalf("the mark after v1's Migrate: %q %v", v, err)
 		}
 		for url, id := range map[string]int64{"https://example.org/a/": a.ID} {
-			if recs, err := v1.ByLocation(ctx, url); err != nil || len(recs) != 1 || recs[0].ID != id {
+			if recs, _, err := v1.ByLocation(ctx, url, true); err != nil || len(recs) != 1 || recs[0].ID != id {
 				t.Fatalf("v1's L2N of %s: %+v %v", url, recs, err)
 			}
 		}

@@ -442,15 +442,32 @@ func holdsKey(names []string, key string) bool {
 	return false
 }
 
+// MaxByLocation is how many records an answer found by a location (L2Ns,
+// L2Ls, L2C) covers: the first by ID. Any maintainer may list any URL as
+// a location, so a popular one may be listed by thousands of records,
+// each with up to MaxAliases names and MaxLocations locations; the
+// answers stay bounded whatever others register, and say when records
+// were left out.
+const MaxByLocation = 100
+
 // ByLocation returns the records that list rawURL as a location, compared
-// after scheme-based normalization (L2N, L2L).
-func (s *Service) ByLocation(ctx context.Context, rawURL string) ([]Record, error) {
+// after scheme-based normalization (L2N, L2L): active ones only unless
+// withdrawn is true, the first MaxByLocation in ID order (registration
+// order), with more reporting whether others list it too.
+func (s *Service) ByLocation(ctx context.Context, rawURL string, withdrawn bool) (recs []Record, more bool, err error) {
 	_, key, err := s.locationKey("url", rawURL)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	recs, err := s.store.RecordsByLocation(ctx, key)
-	return recs, storeError(err)
+	// One more than is kept tells whether there are more.
+	recs, err = s.store.RecordsByLocation(ctx, key, MaxByLocation+1, withdrawn)
+	if err != nil {
+		return nil, false, storeError(err)
+	}
+	if len(recs) > MaxByLocation {
+		return recs[:MaxByLocation], true, nil
+	}
+	return recs, false, nil
 }
 
 // LocationKey returns what L2N and L2L compare a location by: rawURL after

@@ -47,7 +47,7 @@ func TestServiceSmoke(t *testing.T) {
 	if err != nil || got.ID != rec.ID || got.URN != "urn:isbn:9780395363416" {
 		t.Fatalf("lookup: %+v %v", got, err)
 	}
-	recs, err := svc.ByLocation(ctx, "https://example.org/book")
+	recs, _, err := svc.ByLocation(ctx, "https://example.org/book", true)
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("by location: %v %v", recs, err)
 	}

@@ -54,9 +54,14 @@ type Reader interface {
 	Record(ctx context.Context, id int64) (Record, error)
 	// Keys returns every key reserved to a record, name first.
 	Keys(ctx context.Context, recordID int64) ([]Key, error)
-	// RecordsByLocation returns the records that list a location whose Key
-	// is locKey, in ID order.
-	RecordsByLocation(ctx context.Context, locKey string) ([]Record, error)
+	// RecordsByLocation returns up to limit records that list a location
+	// whose Key is locKey, the first in ID order: only active ones unless
+	// withdrawn is true. Stores read them from the location index in its
+	// order (key, record ID) and stop at limit, however many records list
+	// the location (a page of a popular site's may be listed by
+	// thousands); without withdrawn, a withdrawn record's row is read and
+	// passed over, as DuplicateLocations does.
+	RecordsByLocation(ctx context.Context, locKey string, limit int, withdrawn bool) ([]Record, error)
 	// Records returns up to limit records with ID > after, in ID order.
 	Records(ctx context.Context, after int64, limit int) ([]Record, error)
 	// StaleKeys returns up to limit keys whose Version is below version,

@@ -30,11 +30,13 @@ const (
 type listPage struct {
 	Asked, Name string
 	Locations   []resolver.Location
+	More        bool // more records list the URL asked about than the list covers
 }
 
 type namesPage struct {
 	Asked string
 	Names []string
+	More  bool // as listPage's
 }
 
 type recordPage struct {
@@ -84,14 +86,17 @@ var pages = template.Must(template.New("").Funcs(pageFuncs).Parse(`
 <UL>
 {{range .Locations}}<LI>{{$u := .URL}}{{with href $u}}<A HREF="{{.}}">{{$u}}</A>{{else}}<code>{{$u}}</code>{{end}}{{if .Type}} <small>({{.Type}})</small>{{end}}{{if .Label}} — {{.Label}}{{end}}
 {{end}}</UL>
-{{template "foot"}}{{end}}
+{{if .More}}{{template "more"}}{{end}}{{template "foot"}}{{end}}
 
 {{define "names"}}{{template "head" .Asked}}
 <h1>Names for <code>{{.Asked}}</code></h1>
 <UL>
 {{range .Names}}<LI><A HREF="/{{.}}?s=I2C">{{.}}</A>
 {{end}}</UL>
-{{template "foot"}}{{end}}
+{{if .More}}{{template "more"}}{{end}}{{template "foot"}}{{end}}
+
+{{define "more"}}<p>The list is cut: more records list this URL than it covers (it covers those registered first). The directory's admin lists every name sharing a location with <code>GET /api/v1/duplicates</code>.</p>
+{{end}}
 
 {{define "record"}}{{template "head" .Rec.URN}}
 <h1><code>{{.Rec.URN}}</code></h1>

@@ -567,7 +567,10 @@ func withQuery(loc, q string) string {
 
 // serveByLocation answers L2Ns, L2Ls and L2C: the query is a URL, matched
 // after scheme-based normalization. Withdrawn records are left out: their
-// locations no longer stand for the resource.
+// locations no longer stand for the resource. Any maintainer may list any
+// URL, so the answer covers the first resolver.MaxByLocation records that
+// list it (by registration), and at most about byLocationBytes of their
+// names or locations, and says when more records list it (more_records).
 func (h *handler) serveByLocation(rw *respWriter, r *http.Request, service string, k kind, loc string) {
 	hd := rw.Header()
 	setServiceHeaders(hd, service)
@@ -589,7 +592,10 @@ func (h *handler) serveByLocation(rw *respWriter, r *http.Request, service strin
 		h.fail(rw, r, err)
 		return
 	}
-	recs, err := h.svc.ByLocation(ctx, loc)
+	// As of a time the withdrawn records are read too (one withdrawn
+	// since may have been live then), and each costs an as-of lookup:
+	// at most resolver.MaxByLocation of them.
+	recs, more, err := h.svc.ByLocation(ctx, loc, hasAsOf)
 	if err != nil {
 		h.fail(rw, r, err)
 		return
@@ -629,23 +635,28 @@ func (h *handler) serveByLocation(rw *respWriter, r *http.Request, service strin
 	if hasAsOf && !latest.IsZero() {
 		hd.Set("Memento-Datetime", latest.UTC().Format(http.TimeFormat))
 	}
-	if len(live) == 0 {
+	if len(live) == 0 && !more {
 		h.writeProblem(rw, r, newProblem(http.StatusNotFound, ptNotFound, "no record lists the location "+truncate(loc, 512)))
 		return
 	}
+	// (With more records left, an empty list is answered rather than a
+	// 404: as of a time, none of the records read may have listed the
+	// location then, but one of those left may have.)
 	switch k {
 	case kLocNames:
-		var names []string
+		live, cut := fitRecords(live, namesBytes)
+		names := []string{} // "names":[], not null, when none is left
 		for _, rec := range live {
 			names = append(names, rec.URN)
 			names = append(names, rec.Aliases...)
 		}
-		h.writeNames(rw, r, loc, names)
+		h.writeNamesStatus(rw, r, http.StatusOK, loc, names, more || cut)
 	case kLocLocs:
 		// Every location of the resource, the asked one included (RFC
 		// 2169 §3.8: "all the URLs ... associated with the resource"),
 		// once each after normalization.
-		var locs []resolver.Location
+		live, cut := fitRecords(live, locationsBytes)
+		locs := []resolver.Location{}
 		seen := map[string]bool{}
 		for _, rec := range live {
 			for _, l := range rec.Locations {
@@ -661,20 +672,61 @@ func (h *handler) serveByLocation(rw *respWriter, r *http.Request, service strin
 				}
 			}
 		}
-		h.writeLocationList(rw, r, http.StatusOK, loc, "", locs)
+		h.writeLocationList(rw, r, http.StatusOK, loc, "", locs, more || cut)
 	case kLocURC:
-		if len(live) == 1 {
+		if len(live) == 1 && !more {
 			h.writeURC(rw, r, live[0])
 			return
 		}
 		// Several records list the location (a duplicate): the client
-		// picks the name to ask N2C about.
-		var names []string
+		// picks the name to ask N2C about. (Their names alone are at
+		// most MaxByLocation × MaxURNBytes, 200 KiB.)
+		names := []string{}
 		for _, rec := range live {
 			names = append(names, rec.URN)
 		}
-		h.writeNamesStatus(rw, r, http.StatusMultipleChoices, loc, names)
+		h.writeNamesStatus(rw, r, http.StatusMultipleChoices, loc, names, more)
 	}
+}
+
+// byLocationBytes is how many bytes of names or locations an answer by
+// location holds at most (but always its first record's): a record may
+// have 64 aliases and 64 locations of 2 KiB each (and a label and type of
+// 1 KiB), so MaxByLocation records could hold some 25 MiB. It is the
+// bound of a page of the log.
+const byLocationBytes = logPageBytes
+
+// fitRecords returns the first records of recs whose size (as size counts
+// it) is at most byLocationBytes in all, and at least the first; cut
+// tells whether records were left out.
+func fitRecords(recs []resolver.Record, size func(resolver.Record) int) (fit []resolver.Record, cut bool) {
+	total := 0
+	for i, rec := range recs {
+		total += size(rec)
+		if i > 0 && total > byLocationBytes {
+			return recs[:i], true
+		}
+	}
+	return recs, false
+}
+
+// namesBytes is the size of a record's names in an L2Ns answer.
+func namesBytes(rec resolver.Record) int {
+	n := len(rec.URN)
+	for _, a := range rec.Aliases {
+		n += len(a)
+	}
+	return n
+}
+
+// locationsBytes is the size of a record's locations in an L2Ls answer,
+// before those another record lists too are left out.
+func locationsBytes(rec resolver.Record) int {
+	n := 0
+	for _, l := range rec.Locations {
+		n += len(l.URL) + len(l.Type) + len(l.Label)
+	}
+	return n
 }
 
 // listsLocation reports whether rec lists a location whose normalized
@@ -696,12 +748,18 @@ type locationsBody struct {
 	URL       string              `json:"url,omitempty"` // as asked (L2Ls)
 	Name      string              `json:"name,omitempty"`
 	Locations []resolver.Location `json:"locations"`
+	// MoreRecords: more records list the URL asked about (L2Ls) than
+	// the answer covers (serveByLocation).
+	MoreRecords bool `json:"more_records,omitempty"`
 }
 
 type namesBody struct {
 	URN   string   `json:"urn,omitempty"`
 	URL   string   `json:"url,omitempty"`
 	Names []string `json:"names"`
+	// MoreRecords: more records list the URL asked about (L2Ns, L2C)
+	// than the answer covers (serveByLocation).
+	MoreRecords bool `json:"more_records,omitempty"`
 }
 
 // writeLocations answers a list of a record's locations, each with the
@@ -715,13 +773,14 @@ func (h *handler) writeLocations(rw *respWriter, r *http.Request, status int, nr
 		}
 		locs = out
 	}
-	h.writeLocationList(rw, r, status, nr.text, rec.URN, locs)
+	h.writeLocationList(rw, r, status, nr.text, rec.URN, locs, false)
 }
 
 // writeLocationList answers a list of locations: text/uri-list (RFC 2169
 // Appendix A: the first line a comment giving the URI asked about, lines
-// ending in CRLF), JSON, or the HTML list RFC 2169 §3.2 describes.
-func (h *handler) writeLocationList(rw *respWriter, r *http.Request, status int, asked, name string, locs []resolver.Location) {
+// ending in CRLF), JSON, or the HTML list RFC 2169 §3.2 describes. more
+// says that more records list the URL asked about than the list covers.
+func (h *handler) writeLocationList(rw *respWriter, r *http.Request, status int, asked, name string, locs []resolver.Location, more bool) {
 	mt := negotiate(r.Header.Get("Accept"), listOffers)
 	if mt == "" && status == http.StatusMultipleChoices {
 		// For N2Rs and I2Rs the Accept header chose among the resource's
@@ -734,9 +793,9 @@ func (h *handler) writeLocationList(rw *respWriter, r *http.Request, status int,
 		for i, l := range locs {
 			urls[i] = l.URL
 		}
-		writeURIList(rw, status, asked, urls)
+		writeURIList(rw, status, asked, urls, more)
 	case mtJSON:
-		b := locationsBody{Name: name, Locations: locs}
+		b := locationsBody{Name: name, Locations: locs, MoreRecords: more}
 		if name == "" {
 			b.URL = asked
 		} else {
@@ -744,22 +803,24 @@ func (h *handler) writeLocationList(rw *respWriter, r *http.Request, status int,
 		}
 		writeJSON(rw, status, b)
 	case mtHTML:
-		h.writeHTML(rw, status, pageList, listPage{Asked: asked, Name: name, Locations: locs})
+		h.writeHTML(rw, status, pageList, listPage{Asked: asked, Name: name, Locations: locs, More: more})
 	default:
 		h.writeProblem(rw, r, newProblem(http.StatusNotAcceptable, ptNotAcceptable, "this list is available as text/uri-list, application/json or text/html"))
 	}
 }
 
 func (h *handler) writeNames(rw *respWriter, r *http.Request, asked string, names []string) {
-	h.writeNamesStatus(rw, r, http.StatusOK, asked, names)
+	h.writeNamesStatus(rw, r, http.StatusOK, asked, names, false)
 }
 
-func (h *handler) writeNamesStatus(rw *respWriter, r *http.Request, status int, asked string, names []string) {
+// writeNamesStatus answers a list of names; more says that more records
+// list the URL asked about than the list covers.
+func (h *handler) writeNamesStatus(rw *respWriter, r *http.Request, status int, asked string, names []string, more bool) {
 	switch negotiate(r.Header.Get("Accept"), listOffers) {
 	case mtURIList:
-		writeURIList(rw, status, asked, names)
+		writeURIList(rw, status, asked, names, more)
 	case mtJSON:
-		b := namesBody{Names: names}
+		b := namesBody{Names: names, MoreRecords: more}
 		if hasPrefixFold(asked, "urn:") {
 			b.URN = asked
 		} else {
@@ -767,14 +828,24 @@ func (h *handler) writeNamesStatus(rw *respWriter, r *http.Request, status int, 
 		}
 		writeJSON(rw, status, b)
 	case mtHTML:
-		h.writeHTML(rw, status, pageNames, namesPage{Asked: asked, Names: names})
+		h.writeHTML(rw, status, pageNames, namesPage{Asked: asked, Names: names, More: more})
 	default:
 		h.writeProblem(rw, r, newProblem(http.StatusNotAcceptable, ptNotAcceptable, "this list is available as text/uri-list, application/json or text/html"))
 	}
 }
 
-func writeURIList(rw *respWriter, status int, asked string, uris []string) {
-	n := len(asked) + 4
+// moreRecordsComment is the comment line (RFC 2483 §5: a line beginning
+// with "#") that follows the first of a text/uri-list answered by
+// location when more records list the URL than the list covers; the
+// JSON's more_records and the page say the same.
+const moreRecordsComment = "# cut: more records list this URL than this list covers (it covers those registered first); " +
+	"the directory's admin lists every name sharing a location with GET /api/v1/duplicates"
+
+// writeURIList answers text/uri-list: the URI asked about in a comment
+// line (RFC 2483 §5), then moreRecordsComment when more is true, then the
+// URIs, each line ending in CRLF.
+func writeURIList(rw *respWriter, status int, asked string, uris []string, more bool) {
+	n := len(asked) + 4 + len(moreRecordsComment) + 2
 	for _, u := range uris {
 		n += len(u) + 2
 	}
@@ -782,6 +853,10 @@ func writeURIList(rw *respWriter, status int, asked string, uris []string) {
 	b = append(b, "# "...)
 	b = append(b, asked...)
 	b = append(b, "\r\n"...)
+	if more {
+		b = append(b, moreRecordsComment...)
+		b = append(b, "\r\n"...)
+	}
 	for _, u := range uris {
 		b = append(b, u...)
 		b = append(b, "\r\n"...)

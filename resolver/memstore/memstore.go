@@ -113,8 +113,8 @@ func (s *Store) Record(ctx context.Context, id int64) (resolver.Record, error) {
 func (s *Store) Keys(ctx context.Context, id int64) ([]resolver.Key, error) {
 	return s.view().keysOf(id), nil
 }
-func (s *Store) RecordsByLocation(ctx context.Context, k string) ([]resolver.Record, error) {
-	return s.view().byLocation(k), nil
+func (s *Store) RecordsByLocation(ctx context.Context, k string, limit int, withdrawn bool) ([]resolver.Record, error) {
+	return s.view().byLocation(k, limit, withdrawn), nil
 }
 func (s *Store) Records(ctx context.Context, after int64, limit int) ([]resolver.Record, error) {
 	return s.view().recordsAfter(after, limit), nil
@@ -207,10 +207,15 @@ func (d *data) keysOf(id int64) []resolver.Key {
 	return ks
 }
 
-func (d *data) byLocation(key string) []resolver.Record {
+// byLocation scans every record (the memory store keeps no location
+// index), but clones only the first limit it returns.
+func (d *data) byLocation(key string, limit int, withdrawn bool) []resolver.Record {
 	var out []resolver.Record
 	for _, r := range sortedValues(d.records, func(r resolver.Record) int64 { return r.ID }) {
-		if slices.ContainsFunc(r.Locations, func(l resolver.Location) bool { return l.Key == key }) {
+		if len(out) >= limit {
+			break
+		}
+		if (withdrawn || r.Status == resolver.Active) && slices.ContainsFunc(r.Locations, func(l resolver.Location) bool { return l.Key == key }) {
 			out = append(out, cloneRecord(r))
 		}
 	}
@@ -439,8 +444,8 @@ func (t *tx) RecordByKey(ctx context.Context, key string) (resolver.Record, reso
 }
 func (t *tx) Record(ctx context.Context, id int64) (resolver.Record, error) { return t.d.record(id) }
 func (t *tx) Keys(ctx context.Context, id int64) ([]resolver.Key, error)    { return t.d.keysOf(id), nil }
-func (t *tx) RecordsByLocation(ctx context.Context, k string) ([]resolver.Record, error) {
-	return t.d.byLocation(k), nil
+func (t *tx) RecordsByLocation(ctx context.Context, k string, limit int, withdrawn bool) ([]resolver.Record, error) {
+	return t.d.byLocation(k, limit, withdrawn), nil
 }
 func (t *tx) Records(ctx context.Context, after int64, limit int) ([]resolver.Record, error) {
 	return t.d.recordsAfter(after, limit), nil

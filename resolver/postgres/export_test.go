@@ -32,7 +32,10 @@ const (
 	QSuccessorsUnkeyed   = qSuccessorsUnkeyed
 	QSuccessorsOfVersion = qSuccessorsOfVersion
 	QPredecessors        = qPredecessors
-	MigrationLock        = int64(migrationLock)
+	// The statements of RecordsByLocation, for the test of their plans.
+	QRecordsByLocation       = qRecordsByLocation
+	QRecordsByLocationActive = qRecordsByLocationActive
+	MigrationLock            = int64(migrationLock)
 )
 
 // SetMigrationLocks sets how long a migration waits for a lock, how many

@@ -101,9 +101,33 @@ func (r reader) records(ctx context.Context, sql string, args ...any) ([]resolve
 	return out, rows.Err()
 }
 
-func (r reader) recordsByLocation(ctx context.Context, locKey string) ([]resolver.Record, error) {
-	return r.records(ctx, `SELECT `+recordCols+` FROM locations l JOIN records r ON r.id = l.record_id
-		WHERE l.key = $1 ORDER BY r.id`, locKey)
+// The records listing a location: a range of the location index's
+// primary key (key, record_id) in its order, and for each row its record
+// by the records' primary key, cut at the limit however many records list
+// the location. The record is a LATERAL subquery with a LIMIT, which the
+// planner cannot merge into a join: as a join, a custom plan (the first
+// executions of a prepared statement, knowing how many rows list the
+// key) merge-joins the range with a scan of the records from the lowest
+// ID, which reads every record registered before the first that lists
+// the location. qRecordsByLocationActive passes over withdrawn records.
+const (
+	qRecordsByLocation = `SELECT ` + recordCols + ` FROM locations l
+		CROSS JOIN LATERAL (SELECT * FROM records WHERE id = l.record_id LIMIT 1) r
+		WHERE l.key = $1 ORDER BY l.record_id LIMIT $2`
+	qRecordsByLocationActive = `SELECT ` + recordCols + ` FROM locations l
+		CROSS JOIN LATERAL (SELECT * FROM records WHERE id = l.record_id AND status = 'active' LIMIT 1) r
+		WHERE l.key = $1 ORDER BY l.record_id LIMIT $2`
+)
+
+func (r reader) recordsByLocation(ctx context.Context, locKey string, limit int, withdrawn bool) ([]resolver.Record, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	q := qRecordsByLocationActive
+	if withdrawn {
+		q = qRecordsByLocation
+	}
+	return r.records(ctx, q, locKey, limit)
 }
 
 func (r reader) recordsAfter(ctx context.Context, after int64, limit int) ([]resolver.Record, error) {

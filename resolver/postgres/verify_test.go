@@ -215,7 +215,7 @@ func TestVerifyFindsSQLEditsOfAccessAndIndex(t *testing.T) {
 					t.Fatalf("the forged token: %+v %v", p, err)
 				}
 			case "IndexRowAdded":
-				if recs, err := svc.ByLocation(ctx, "https://evil.example/"); err != nil || len(recs) != 1 || recs[0].ID != b.ID {
+				if recs, _, err := svc.ByLocation(ctx, "https://evil.example/", true); err != nil || len(recs) != 1 || recs[0].ID != b.ID {
 					t.Fatalf("L2N after the edit: %+v %v", recs, err)
 				}
 			}

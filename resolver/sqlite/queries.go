@@ -20,6 +20,7 @@ const (
 	qRecord
 	qKeys
 	qRecordsByLocation
+	qRecordsByLocationActive
 	qRecords
 	qStaleKeysCurrent
 	qStaleKeys
@@ -88,8 +89,18 @@ var sqlText = [numQueries]string{
 			UNION ALL
 			SELECT ` + keyCols + ` FROM keys WHERE record_id = ? AND role <> 0
 		) ORDER BY role NOT IN (0, 3), key`, // roleOwnName, roleName
-	qRecordsByLocation: `SELECT ` + recordCols + ` FROM locations l JOIN records r ON r.id = l.record_id WHERE l.key = ? ORDER BY r.id`,
-	qRecords:           `SELECT ` + recordCols + ` FROM records r WHERE r.id > ? ORDER BY r.id LIMIT ?`,
+	// The records listing a location: a range of the location index's
+	// primary key (key, record_id), in its order, each row's record by
+	// its rowid; LIMIT stops the range however many records list the
+	// location. Ordered by l.record_id, the index's column: the same
+	// order as r.id, which SQLite would sort in a temporary B-tree.
+	qRecordsByLocation: `SELECT ` + recordCols + ` FROM locations l JOIN records r ON r.id = l.record_id
+		WHERE l.key = ? ORDER BY l.record_id LIMIT ?`,
+	// The active ones only (status 0 is statusCode(Active)): withdrawn
+	// records' rows are read and passed over.
+	qRecordsByLocationActive: `SELECT ` + recordCols + ` FROM locations l JOIN records r ON r.id = l.record_id
+		WHERE l.key = ? AND r.status = 0 ORDER BY l.record_id LIMIT ?`,
+	qRecords: `SELECT ` + recordCols + ` FROM records r WHERE r.id > ? ORDER BY r.id LIMIT ?`,
 	// Keys stale for this build's urn.KeyVersion come from the partial
 	// index that holds only them (ensureStaleIndex; SQLite uses a partial
 	// index only for a query whose WHERE has its condition written out, so

@@ -163,8 +163,15 @@ func (rd reader) Record(ctx context.Context, id int64) (resolver.Record, error) 
 	return recs[0], nil
 }
 
-func (rd reader) RecordsByLocation(ctx context.Context, locKey string) ([]resolver.Record, error) {
-	return rd.records(ctx, "finding records by location", qRecordsByLocation, locKey)
+func (rd reader) RecordsByLocation(ctx context.Context, locKey string, limit int, withdrawn bool) ([]resolver.Record, error) {
+	if limit <= 0 {
+		return nil, rd.live() // SQLite reads LIMIT -1 as no limit at all
+	}
+	q := qRecordsByLocationActive
+	if withdrawn {
+		q = qRecordsByLocation
+	}
+	return rd.records(ctx, "finding records by location", q, locKey, limit)
 }
 
 func (rd reader) Records(ctx context.Context, after int64, limit int) ([]resolver.Record, error) {

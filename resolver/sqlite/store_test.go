@@ -90,7 +90,7 @@ func TestServiceRules(t *testing.T) {
 			t.Fatalf("lookup %s: %+v", name, got)
 		}
 	}
-	recs, err := f.svc.ByLocation(ctx, "https://example.org/book")
+	recs, _, err := f.svc.ByLocation(ctx, "https://example.org/book", true)
 	if err != nil || len(recs) != 1 || recs[0].ID != rec.ID {
 		t.Fatalf("by location: %v %v", recs, err)
 	}
@@ -99,10 +99,10 @@ func TestServiceRules(t *testing.T) {
 	if _, _, err := f.svc.Put(ctx, f.m, "urn:isbn:9780395363416", in); err != nil {
 		t.Fatal(err)
 	}
-	if recs, err := f.svc.ByLocation(ctx, "https://example.org/book"); err != nil || len(recs) != 0 {
+	if recs, _, err := f.svc.ByLocation(ctx, "https://example.org/book", true); err != nil || len(recs) != 0 {
 		t.Fatalf("by a dropped location: %v %v", recs, err)
 	}
-	if recs, err := f.svc.ByLocation(ctx, "https://mirror.example/book"); err != nil || len(recs) != 1 {
+	if recs, _, err := f.svc.ByLocation(ctx, "https://mirror.example/book", true); err != nil || len(recs) != 1 {
 		t.Fatalf("by a kept location: %v %v", recs, err)
 	}
 
@@ -539,7 +539,7 @@ func TestTxContract(t *testing.T) {
 	if err != nil || len(stale) != 1 || stale[0].Key != r1.Key {
 		t.Fatalf("stale keys: %+v %v", stale, err)
 	}
-	recs, err := st.RecordsByLocation(ctx, "https://e.org/x")
+	recs, err := st.RecordsByLocation(ctx, "https://e.org/x", 1000, true)
 	if err != nil || len(recs) != 2 || recs[0].ID != r1.ID || recs[1].ID != r2.ID {
 		t.Fatalf("by location: %+v %v", recs, err)
 	}

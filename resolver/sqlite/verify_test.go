@@ -248,7 +248,7 @@ func TestVerifyFindsSQLEditsOfAccessAndIndex(t *testing.T) {
 					t.Fatalf("the token after the edit: %v", err)
 				}
 			case tc.lookup != "":
-				if recs, err := f.svc.ByLocation(ctx, tc.lookup); err != nil || len(recs) != 1 || recs[0].ID != b.ID {
+				if recs, _, err := f.svc.ByLocation(ctx, tc.lookup, true); err != nil || len(recs) != 1 || recs[0].ID != b.ID {
 					t.Fatalf("L2N after the edit: %+v %v", recs, err)
 				}
 			}

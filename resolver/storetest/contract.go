@@ -26,6 +26,7 @@ func RunContract(t *testing.T, b Backend) {
 		{"KeyTakenByAnotherRecord", testKeyTaken},
 		{"FailedUpdateWritesNothing", testRollback},
 		{"LocationIndex", testLocationIndex},
+		{"RecordsByLocationLimit", testRecordsByLocationLimit},
 		{"Paging", testPaging},
 		{"StaleKeys", testStaleKeys},
 		{"SuccessorKeys", testSuccessorKeyStored},
@@ -125,7 +126,7 @@ func testEmpty(t *testing.T, b Backend) {
 		"Rules":       func() (int, error) { r, err := s.Rules(c); return len(r), err },
 		"Authorities": func() (int, error) { r, err := s.Authorities(c); return len(r), err },
 		"Duplicates":  func() (int, error) { r, err := s.DuplicateLocations(c, "", 10, true); return len(r), err },
-		"ByLocation":  func() (int, error) { r, err := s.RecordsByLocation(c, "http://x/"); return len(r), err },
+		"ByLocation":  func() (int, error) { r, err := s.RecordsByLocation(c, "http://x/", 10, true); return len(r), err },
 	} {
 		if got, err := n(); err != nil || got != 0 {
 			t.Errorf("%s on empty store: %d, %v", name, got, err)
@@ -177,7 +178,7 @@ func testRecordsAndKeys(t *testing.T, b Backend) {
 	if err != nil || len(keys) != 2 || keys[0].Role != resolver.RoleName || keys[0].Key != "urn:example:a" || keys[0].Spelling != "urn:example:a" {
 		t.Fatalf("Keys: %+v %v", keys, err)
 	}
-	if byLoc, _ := s.RecordsByLocation(c, "http://a.example/1"); len(byLoc) != 0 {
+	if byLoc, _ := s.RecordsByLocation(c, "http://a.example/1", 10, true); len(byLoc) != 0 {
 		t.Fatalf("location index still lists a removed location: %v", byLoc)
 	}
 }
@@ -269,7 +270,7 @@ func testLocationIndex(t *testing.T, b Backend) {
 	bb := insert(t, s, sampleRecord("urn:example:b", "http://shared/"))
 	insert(t, s, sampleRecord("urn:example:c", "http://only-c/", "http://also/"))
 	insert(t, s, sampleRecord("urn:example:d", "http://also/"))
-	recs, err := s.RecordsByLocation(c, "http://shared/")
+	recs, err := s.RecordsByLocation(c, "http://shared/", 10, true)
 	if err != nil || len(recs) != 2 || recs[0].ID != a.ID || recs[1].ID != bb.ID {
 		t.Fatalf("RecordsByLocation: %d records, %v", len(recs), err)
 	}
@@ -320,6 +321,70 @@ func testLocationIndex(t *testing.T, b Backend) {
 	d, err = s.DuplicateLocations(c, "http://gone/", 1, true)
 	want("with withdrawn records, after a key, limit 1", d, err,
 		dup{"http://only-c/", []string{"urn:example:c", "urn:example:w1"}, []resolver.Status{act, wd}})
+}
+
+// testRecordsByLocationLimit: RecordsByLocation returns the first limit
+// records listing a location, in ID order, and without withdrawn ones
+// counts and returns only the active records, however many withdrawn
+// ones come first.
+func testRecordsByLocationLimit(t *testing.T, b Backend) {
+	s := b.New(t)
+	c := ctx(t)
+	var all, active []int64
+	for i, withdrawn := range []bool{true, true, false, true, false, false, true, false} {
+		r := sampleRecord(fmt.Sprintf("urn:example:%d", i), fmt.Sprintf("http://own/%d", i), "http://popular/")
+		if withdrawn {
+			r.Status, r.Reason = resolver.Withdrawn, "gone"
+		}
+		r = insert(t, s, r)
+		all = append(all, r.ID)
+		if !withdrawn {
+			active = append(active, r.ID)
+		}
+	}
+	insert(t, s, sampleRecord("urn:example:other", "http://other/"))
+	for _, tc := range []struct {
+		limit     int
+		withdrawn bool
+		want      []int64
+	}{
+		{3, true, all[:3]},
+		{len(all), true, all},
+		{len(all) + 1, true, all},
+		{1, false, active[:1]},
+		{2, false, active[:2]},
+		{len(active), false, active},
+		{100, false, active},
+		{0, true, nil},
+		{-1, false, nil},
+	} {
+		for _, r := range []resolver.Reader{s, nil} {
+			var recs []resolver.Record
+			var err error
+			if r == nil { // the same read in a transaction
+				update(t, s, func(tx resolver.Tx) error {
+					recs, err = tx.RecordsByLocation(c, "http://popular/", tc.limit, tc.withdrawn)
+					return nil
+				})
+			} else {
+				recs, err = r.RecordsByLocation(c, "http://popular/", tc.limit, tc.withdrawn)
+			}
+			var got []int64
+			for _, rec := range recs {
+				got = append(got, rec.ID)
+				if !tc.withdrawn && rec.Status != resolver.Active {
+					t.Errorf("limit %d without withdrawn records: %s is %s", tc.limit, rec.URN, rec.Status)
+				}
+			}
+			if err != nil || !slices.Equal(got, tc.want) {
+				t.Fatalf("RecordsByLocation limit %d, withdrawn %v (in a transaction: %v): %v %v, want %v",
+					tc.limit, tc.withdrawn, r == nil, got, err, tc.want)
+			}
+		}
+	}
+	if recs, err := s.RecordsByLocation(c, "http://nobody/", 10, true); err != nil || len(recs) != 0 {
+		t.Fatalf("RecordsByLocation of an unlisted location: %d records, %v", len(recs), err)
+	}
 }
 
 func testPaging(t *testing.T, b Backend) {
@@ -749,7 +814,7 @@ func testLongValues(t *testing.T, b Backend) {
 			t.Fatalf("a key of %d bytes: %v", len(k), err)
 		}
 	}
-	if recs, err := s.RecordsByLocation(c, loc); err != nil || len(recs) != 1 || recs[0].ID != r.ID {
+	if recs, err := s.RecordsByLocation(c, loc, 10, true); err != nil || len(recs) != 1 || recs[0].ID != r.ID {
 		t.Fatalf("a location key of %d bytes: %d records, %v", len(loc), len(recs), err)
 	}
 	prefix := "urn:example:" + noise(4, resolver.MaxURNBytes-len("urn:example:"))

@@ -984,11 +984,11 @@ func testByLocation(t *testing.T, b Backend) {
 	c := ctx(t)
 	e.put(e.a, "urn:example:a1", input("https://example.org/foo", "http://mirror/x"))
 	e.put(e.a, "urn:example:a2", input("HTTPS://EXAMPLE.ORG:443/foo"))
-	recs, err := e.svc.ByLocation(c, "https://Example.ORG/%7efoo/../foo")
-	if err != nil || len(recs) != 2 || recs[0].URN != "urn:example:a1" {
-		t.Fatalf("ByLocation: %d %v", len(recs), err)
+	recs, more, err := e.svc.ByLocation(c, "https://Example.ORG/%7efoo/../foo", false)
+	if err != nil || len(recs) != 2 || recs[0].URN != "urn:example:a1" || more {
+		t.Fatalf("ByLocation: %d, more %v, %v", len(recs), more, err)
 	}
-	_, err = e.svc.ByLocation(c, "no scheme")
+	_, _, err = e.svc.ByLocation(c, "no scheme", false)
 	wantKind(t, "ByLocation of a non-URI", err, resolver.KindInvalid)
 	dups := func(withdrawn bool) []resolver.Duplicate {
 		t.Helper()

@@ -502,7 +502,7 @@ func testVerifyLocations(t *testing.T, b Backend) {
 		r3.Locations[1].Key = "https://evil.example/"
 		return tx.UpdateRecord(c, r3)
 	})
-	if recs, err := e.svc.ByLocation(c, "https://evil.example/"); err != nil || len(recs) != 1 || recs[0].ID != r3.ID {
+	if recs, _, err := e.svc.ByLocation(c, "https://evil.example/", true); err != nil || len(recs) != 1 || recs[0].ID != r3.ID {
 		t.Fatalf("L2N after the edit: %+v %v", recs, err)
 	}
 	_, err = e.svc.Verify(c, nil)

@@ -46,6 +46,7 @@ type Env struct {
 	Deleg *Delegator
 	Logs  *LogBuffer
 	Reg   *prometheus.Registry
+	Reads *StoreReads // what the service read from the store
 	srv   *httptest.Server
 	cl    *http.Client
 }
@@ -56,8 +57,8 @@ type Config func(*httpapi.Options)
 // NewEnv starts a resolver over newStore(t); it stops when t ends.
 func NewEnv(t *testing.T, newStore func(*testing.T) resolver.Store, cfg ...Config) *Env {
 	t.Helper()
-	e := &Env{T: t, Clock: &Clock{t: T0}, Down: new(atomic.Bool), Deleg: &Delegator{}, Logs: &LogBuffer{}, Reg: prometheus.NewRegistry()}
-	st := &switchStore{Store: newStore(t), down: e.Down}
+	e := &Env{T: t, Clock: &Clock{t: T0}, Down: new(atomic.Bool), Deleg: &Delegator{}, Logs: &LogBuffer{}, Reg: prometheus.NewRegistry(), Reads: &StoreReads{}}
+	st := &switchStore{Store: newStore(t), down: e.Down, reads: e.Reads}
 	// The lookup cache stays on, as in production: the tests that need a
 	// store round trip use names not looked up before.
 	e.Svc = resolver.New(st, resolver.Options{AdminToken: AdminToken, Clock: e.Clock.Now})
@@ -332,11 +333,44 @@ func (l *LogBuffer) String() string {
 	return l.b.String()
 }
 
+// StoreReads counts some of what the service reads from the store, for
+// tests of how much one request reads.
+type StoreReads struct {
+	mu         sync.Mutex
+	byLocation int            // records RecordsByLocation returned
+	historyOf  map[int64]bool // records HistoryBefore was asked about
+}
+
+// Reset forgets what was counted.
+func (r *StoreReads) Reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.byLocation, r.historyOf = 0, nil
+}
+
+// ByLocation returns how many records RecordsByLocation returned since
+// the last Reset.
+func (r *StoreReads) ByLocation() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.byLocation
+}
+
+// HistoryOf returns of how many records HistoryBefore read entries (as
+// as-of lookups do) since the last Reset.
+func (r *StoreReads) HistoryOf() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.historyOf)
+}
+
 // switchStore is a Store that fails every call with ErrUnavailable while
-// down is set, the way a backend does when its database is unreachable.
+// down is set, the way a backend does when its database is unreachable,
+// and counts some reads in reads.
 type switchStore struct {
 	resolver.Store
-	down *atomic.Bool
+	down  *atomic.Bool
+	reads *StoreReads
 }
 
 func (s *switchStore) err() error {
@@ -374,11 +408,15 @@ func (s *switchStore) Keys(ctx context.Context, id int64) ([]resolver.Key, error
 	return s.Store.Keys(ctx, id)
 }
 
-func (s *switchStore) RecordsByLocation(ctx context.Context, k string) ([]resolver.Record, error) {
+func (s *switchStore) RecordsByLocation(ctx context.Context, k string, limit int, withdrawn bool) ([]resolver.Record, error) {
 	if err := s.err(); err != nil {
 		return nil, err
 	}
-	return s.Store.RecordsByLocation(ctx, k)
+	recs, err := s.Store.RecordsByLocation(ctx, k, limit, withdrawn)
+	s.reads.mu.Lock()
+	s.reads.byLocation += len(recs)
+	s.reads.mu.Unlock()
+	return recs, err
 }
 
 func (s *switchStore) Records(ctx context.Context, after int64, limit int) ([]resolver.Record, error) {
@@ -469,6 +507,12 @@ func (s *switchStore) HistoryBefore(ctx context.Context, id, before int64, until
 	if err := s.err(); err != nil {
 		return nil, err
 	}
+	s.reads.mu.Lock()
+	if s.reads.historyOf == nil {
+		s.reads.historyOf = map[int64]bool{}
+	}
+	s.reads.historyOf[id] = true
+	s.reads.mu.Unlock()
 	return s.Store.HistoryBefore(ctx, id, before, until, limit)
 }
 

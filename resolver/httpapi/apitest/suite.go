@@ -40,6 +40,8 @@ func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
 		{"CSLLifecycle", testCSLLifecycle},
 		{"NameServices", testNameServices},
 		{"ByLocation", testByLocation},
+		{"ByLocationBounded", testByLocationBounded},
+		{"ByLocationBytes", testByLocationBytes},
 		{"ResolutionErrors", testResolutionErrors},
 		{"RawQuery", testRawQuery},
 		{"PathStyleRaw", testPathStyleRaw},

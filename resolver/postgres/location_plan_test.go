@@ -1,0 +1,51 @@
+package postgres_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/urikit/urikit/resolver/postgres"
+)
+
+// TestRecordsByLocationPlan: the records listing a location are a range
+// of the location index's primary key (key, record_id), read in its order
+// and each record found by its primary key, both in the generic plan a
+// prepared statement ends up with and in the custom plans of its first
+// executions (which know that one record in ten lists the location): no
+// scan of the records or locations, no sort, and a nested loop (a merge
+// join scans the records from the lowest ID), so that LIMIT stops the
+// range however many records list the location and whichever they are.
+func TestRecordsByLocationPlan(t *testing.T) {
+	// 100,000 records, each listing a location of its own; one in ten
+	// lists https://popular.example/ too, and one in three is withdrawn.
+	conn := planConn(t,
+		`INSERT INTO records (urn, key, aliases, loc_urls, loc_types, loc_labels, loc_keys, metadata, status, redirect, successor, reason,
+				authority_id, created, updated)
+			SELECT 'urn:example:' || s, 'urn:example:' || s, '{}', '{}', '{}', '{}', '{}', '\x7b7d',
+				CASE WHEN s % 3 = 0 THEN 'withdrawn' ELSE 'active' END, 303, '', '', 1, now(), now()
+			FROM generate_series(1, 100000) s`,
+		`INSERT INTO locations (key, record_id) SELECT 'https://example.org/' || id, id FROM records`,
+		`INSERT INTO locations (key, record_id) SELECT 'https://popular.example/', id FROM records WHERE id % 10 = 0`,
+		`ANALYZE records`,
+		`ANALYZE locations`,
+		`PREPARE by_location AS `+postgres.QRecordsByLocation,
+		`PREPARE by_location_active AS `+postgres.QRecordsByLocationActive)
+	for _, mode := range []string{"force_generic_plan", "force_custom_plan"} {
+		if _, err := conn.Exec(context.Background(), "SET plan_cache_mode = "+mode); err != nil {
+			t.Fatal(err)
+		}
+		for name, execute := range map[string]string{
+			"qRecordsByLocation":       "by_location('https://popular.example/', 101)",
+			"qRecordsByLocationActive": "by_location_active('https://popular.example/', 101)",
+		} {
+			plan := genericPlan(t, conn, execute)
+			all := strings.Join(plan, "\n")
+			if !strings.Contains(all, "Limit") || !strings.Contains(all, "Nested Loop") || !strings.Contains(all, "Index Only Scan using locations_pkey") ||
+				!strings.Contains(all, "Index Scan using records_pkey") || strings.Contains(all, "Sort") || strings.Contains(all, "Seq Scan") {
+				t.Errorf("%s (%s) does not read a range of locations_pkey in its order:\n%s", name, mode, all)
+			}
+			t.Logf("%s (%s):\n  %s", name, mode, strings.Join(plan, "\n  "))
+		}
+	}
+}
