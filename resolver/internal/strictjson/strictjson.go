@@ -13,6 +13,14 @@
 // json.RawMessage). It does not look inside the value of a field with the
 // ",string" option, nor decode base64 for a []byte: there encoding/json's
 // own error is the one a caller gets.
+//
+// Where encoding/json is lenient about the JSON text itself, Check and the
+// other functions here are not: a member name given twice in one object,
+// at any depth (encoding/json keeps the last; RFC 8259 §4 leaves the
+// outcome to the reader, so readers disagree; I-JSON, RFC 7493 §2.3,
+// forbids it), and bytes that are not UTF-8 (encoding/json replaces them
+// with U+FFFD inside strings, so that a check of the decoded text cannot
+// see them; RFC 8259 §8.1 says JSON text is UTF-8).
 package strictjson
 
 import (
@@ -26,6 +34,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -40,10 +49,19 @@ type Error struct {
 	// if there is one.
 	Unknown bool
 	Suggest string
+	// Duplicate tells that the member at Path is the second one of that
+	// name in its object; Offset is then the byte offset of its name (its
+	// opening quote) in the data checked.
+	Duplicate bool
+	Offset    int
 	// Want says what the value must be ("a string", "an integer", or
 	// what the field's want tag says); Got what it is ("an object", "the
 	// number 303.5", `the string "303"`).
 	Want, Got string
+
+	// parent and name are Path cut in two, for an Unknown or Duplicate
+	// member (a name may hold a ".").
+	parent, name string
 }
 
 func (e *Error) Error() string { return e.Describe("the value") }
@@ -51,8 +69,20 @@ func (e *Error) Error() string { return e.Describe("the value") }
 // Describe says what is wrong; whole names the value as a whole ("the
 // body", "the line").
 func (e *Error) Describe(whole string) string {
+	if e.Duplicate {
+		msg := "member " + strconv.Quote(e.name)
+		if e.parent != "" {
+			msg += " in " + e.parent
+		}
+		// Readers of such an object disagree on its value: encoding/json
+		// keeps the last, others the first or refuse it.
+		return msg + " is given twice: the names in an object must be unique (RFC 8259 §4, RFC 7493 §2.3)"
+	}
 	if e.Unknown {
-		parent, name := split(e.Path)
+		parent, name := e.parent, e.name
+		if name == "" {
+			parent, name = split(e.Path)
+		}
 		msg := "unknown member " + strconv.Quote(name)
 		if parent != "" {
 			msg += " in " + parent
@@ -90,13 +120,81 @@ func Check(data []byte, v any) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	w := walker{dec: dec}
+	w := newWalker(data)
 	return w.value(t, "", "")
 }
 
-type walker struct{ dec *json.Decoder }
+// Unique reports the first member name given twice in one object, at any
+// depth of the first JSON value of data, as an *Error whose Path starts
+// with path ("metadata" names a member "metadata.a.b"). A syntax error is
+// returned as Check returns it.
+func Unique(data []byte, path string) error {
+	w := newWalker(data)
+	tok, err := w.token()
+	if err != nil {
+		return err
+	}
+	return w.free(tok, path)
+}
+
+// InvalidUTF8 returns the offset of the first byte of data that is not
+// part of a UTF-8 encoded character, or -1 when data is UTF-8. JSON text
+// is UTF-8 (RFC 8259 §8.1); encoding/json does not refuse other bytes in a
+// string but replaces them with U+FFFD, so they must be looked for before
+// decoding.
+func InvalidUTF8(data []byte) int {
+	if utf8.Valid(data) {
+		return -1
+	}
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// TooDeep returns the offset of the first "{" or "[" in the JSON text data
+// that opens a value nested more than limit deep, the outermost value being
+// one deep, or -1 when there is none. What is inside strings does not count.
+func TooDeep(data []byte, limit int) int {
+	depth, in, esc := 0, false, false
+	for i, c := range data {
+		switch {
+		case esc:
+			esc = false
+		case in:
+			switch c {
+			case '\\':
+				esc = true
+			case '"':
+				in = false
+			}
+		case c == '"':
+			in = true
+		case c == '{' || c == '[':
+			if depth++; depth > limit {
+				return i
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return -1
+}
+
+type walker struct {
+	data []byte
+	dec  *json.Decoder
+}
+
+func newWalker(data []byte) *walker {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return &walker{data: data, dec: dec}
+}
 
 // token reads the next token; the end of the input inside a value is
 // io.ErrUnexpectedEOF.
@@ -129,7 +227,7 @@ func (w *walker) value(t reflect.Type, path, want string) error {
 	pt := reflect.PointerTo(t)
 	switch {
 	case t.Implements(unmarshalerType) || pt.Implements(unmarshalerType):
-		return w.skip(tok)
+		return w.free(tok, path)
 	case t.Implements(textUnmarshalerType) || pt.Implements(textUnmarshalerType):
 		if _, ok := tok.(string); !ok {
 			return mismatch(path, want, "a string", tok)
@@ -196,7 +294,7 @@ func (w *walker) value(t reflect.Type, path, want string) error {
 			return mismatch(path, want, "a number", tok)
 		}
 	default: // an interface takes anything; other kinds are not JSON's
-		return w.skip(tok)
+		return w.free(tok, path)
 	}
 	return nil
 }
@@ -204,33 +302,35 @@ func (w *walker) value(t reflect.Type, path, want string) error {
 // object checks the members of an object whose "{" was read: against fs
 // for a struct, else each value against elem (a map).
 func (w *walker) object(fs *fields, elem reflect.Type, path string) error {
+	var seen names
 	for w.dec.More() {
+		before := w.dec.InputOffset()
 		tok, err := w.token()
 		if err != nil {
 			return err
 		}
 		name, _ := tok.(string)
-		p := name
-		if path != "" {
-			p = path + "." + name
-		}
+		p := member(path, name)
 		t, want := elem, ""
 		if fs != nil {
 			f, ok := fs.byName[name]
 			if !ok {
-				return &Error{Path: p, Unknown: true, Suggest: fs.fold(name)}
+				return &Error{Path: p, Unknown: true, Suggest: fs.fold(name), parent: path, name: name}
 			}
 			t, want = f.typ, f.want
-			if f.quoted { // ",string": encoding/json reads the text inside
-				tok, err := w.token()
-				if err != nil {
-					return err
-				}
-				if err := w.skip(tok); err != nil {
-					return err
-				}
-				continue
+		}
+		if !seen.add(name) {
+			return &Error{Path: p, Duplicate: true, Offset: w.nameAt(before), parent: path, name: name}
+		}
+		if fs != nil && fs.byName[name].quoted { // ",string": encoding/json reads the text inside
+			tok, err := w.token()
+			if err != nil {
+				return err
 			}
+			if err := w.free(tok, p); err != nil {
+				return err
+			}
+			continue
 		}
 		if err := w.value(t, p, want); err != nil {
 			return err
@@ -240,24 +340,125 @@ func (w *walker) object(fs *fields, elem reflect.Type, path string) error {
 	return err
 }
 
-// skip reads the rest of the value that tok begins.
-func (w *walker) skip(tok json.Token) error {
+// free reads the rest of the value that tok begins, of any shape, and
+// checks that no object in it has a member name twice. It keeps its own
+// stack rather than recursing: the depth is the input's to choose.
+func (w *walker) free(tok json.Token, path string) error {
 	if tok != json.Delim('{') && tok != json.Delim('[') {
 		return nil
 	}
-	for depth := 1; depth > 0; {
+	type level struct {
+		path  string
+		obj   bool
+		n     int   // array elements read
+		names names // object member names read
+	}
+	stack := []level{{path: path, obj: tok == json.Delim('{')}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		before := w.dec.InputOffset()
 		tok, err := w.token()
 		if err != nil {
 			return err
 		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
-			depth--
+		if tok == json.Delim('}') || tok == json.Delim(']') {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		name, index := "", -1
+		if top.obj {
+			name, _ = tok.(string)
+			if !top.names.add(name) {
+				return &Error{Path: member(top.path, name), Duplicate: true, Offset: w.nameAt(before), parent: top.path, name: name}
+			}
+			if tok, err = w.token(); err != nil { // the member's value
+				return err
+			}
+		} else {
+			index = top.n
+			top.n++
+		}
+		if tok == json.Delim('{') || tok == json.Delim('[') {
+			// The path is made only for a value that may hold a name.
+			p := member(top.path, name)
+			if index >= 0 {
+				p = top.path + "[" + strconv.Itoa(index) + "]"
+			}
+			stack = append(stack, level{path: p, obj: tok == json.Delim('{')})
 		}
 	}
 	return nil
+}
+
+// nameAt returns where the member name that follows offset starts: past
+// white space and the "," before it.
+func (w *walker) nameAt(offset int64) int {
+	i := int(offset)
+	for i < len(w.data) && w.data[i] != '"' {
+		i++
+	}
+	return i
+}
+
+// member is the path of the member name of the value at path. A name that
+// would make the path ambiguous ("a.b", "", "x[0]") is written quoted, in
+// brackets: metadata["dc.title"].
+func member(path, name string) string {
+	if plainName(name) {
+		if path == "" {
+			return name
+		}
+		return path + "." + name
+	}
+	return path + "[" + strconv.Quote(name) + "]"
+}
+
+func plainName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if r == '.' || r == '[' || r == ']' || r == '"' || r == '\\' || unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// names are the member names of one object read so far. Most objects have
+// a few: those are compared one by one, and a map is made only for more.
+type names struct {
+	few  []string
+	many map[string]struct{}
+}
+
+// add adds name, reporting false if it was there already. Names are
+// compared as encoding/json returns them, with escapes undone: "a" and
+// "\u0061" are the same name (RFC 8259 §8.3).
+func (ns *names) add(name string) bool {
+	if ns.many != nil {
+		if _, ok := ns.many[name]; ok {
+			return false
+		}
+		ns.many[name] = struct{}{}
+		return true
+	}
+	for _, n := range ns.few {
+		if n == name {
+			return false
+		}
+	}
+	if len(ns.few) < 16 {
+		ns.few = append(ns.few, name)
+		return true
+	}
+	ns.many = make(map[string]struct{}, 2*len(ns.few))
+	for _, n := range ns.few {
+		ns.many[n] = struct{}{}
+	}
+	ns.many[name] = struct{}{}
+	ns.few = nil
+	return true
 }
 
 func mismatch(path, want, kind string, tok json.Token) *Error {
