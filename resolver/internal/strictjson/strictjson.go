@@ -60,7 +60,7 @@ type Error struct {
 	Want, Got string
 
 	// parent and name are Path cut in two, for an Unknown or Duplicate
-	// member (a name may hold a ".").
+	// member: the path of its object, and its name as written.
 	parent, name string
 }
 
@@ -79,13 +79,9 @@ func (e *Error) Describe(whole string) string {
 		return msg + " is given twice: the names in an object must be unique (RFC 8259 §4, RFC 7493 §2.3)"
 	}
 	if e.Unknown {
-		parent, name := e.parent, e.name
-		if name == "" {
-			parent, name = split(e.Path)
-		}
-		msg := "unknown member " + strconv.Quote(name)
-		if parent != "" {
-			msg += " in " + parent
+		msg := "unknown member " + strconv.Quote(e.name)
+		if e.parent != "" {
+			msg += " in " + e.parent
 		}
 		if e.Suggest != "" {
 			msg += " (member names are case-sensitive: " + strconv.Quote(e.Suggest) + ")"
@@ -99,17 +95,10 @@ func (e *Error) Describe(whole string) string {
 	return subject + " must be " + e.Want + ", not " + e.Got
 }
 
-// split cuts a path into its parent and its last member's name.
-func split(path string) (parent, name string) {
-	if i := strings.LastIndexByte(path, '.'); i >= 0 {
-		return path[:i], path[i+1:]
-	}
-	return "", path
-}
-
 // Check reports the first place where the first JSON value of data does
-// not fit the type v points to, as an *Error. A syntax error is returned
-// as encoding/json's Decoder reports it (*json.SyntaxError, or
+// not fit the type v points to, as an *Error; when it fits, the first
+// member name given twice (Unique). A syntax error is returned as
+// encoding/json's Decoder reports it (*json.SyntaxError, or
 // io.ErrUnexpectedEOF for a value cut short). Check reads no further than
 // the first value.
 func Check(data []byte, v any) error {
@@ -121,20 +110,10 @@ func Check(data []byte, v any) error {
 		t = t.Elem()
 	}
 	w := newWalker(data)
-	return w.value(t, "", "")
-}
-
-// Unique reports the first member name given twice in one object, at any
-// depth of the first JSON value of data, as an *Error whose Path starts
-// with path ("metadata" names a member "metadata.a.b"). A syntax error is
-// returned as Check returns it.
-func Unique(data []byte, path string) error {
-	w := newWalker(data)
-	tok, err := w.token()
-	if err != nil {
+	if err := w.value(t, "", ""); err != nil {
 		return err
 	}
-	return w.free(tok, path)
+	return Unique(data, "")
 }
 
 // InvalidUTF8 returns the offset of the first byte of data that is not
@@ -185,15 +164,12 @@ func TooDeep(data []byte, limit int) int {
 	return -1
 }
 
-type walker struct {
-	data []byte
-	dec  *json.Decoder
-}
+type walker struct{ dec *json.Decoder }
 
 func newWalker(data []byte) *walker {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	return &walker{data: data, dec: dec}
+	return &walker{dec: dec}
 }
 
 // token reads the next token; the end of the input inside a value is
@@ -227,7 +203,7 @@ func (w *walker) value(t reflect.Type, path, want string) error {
 	pt := reflect.PointerTo(t)
 	switch {
 	case t.Implements(unmarshalerType) || pt.Implements(unmarshalerType):
-		return w.free(tok, path)
+		return w.skip(tok)
 	case t.Implements(textUnmarshalerType) || pt.Implements(textUnmarshalerType):
 		if _, ok := tok.(string); !ok {
 			return mismatch(path, want, "a string", tok)
@@ -294,7 +270,7 @@ func (w *walker) value(t reflect.Type, path, want string) error {
 			return mismatch(path, want, "a number", tok)
 		}
 	default: // an interface takes anything; other kinds are not JSON's
-		return w.free(tok, path)
+		return w.skip(tok)
 	}
 	return nil
 }
@@ -302,9 +278,7 @@ func (w *walker) value(t reflect.Type, path, want string) error {
 // object checks the members of an object whose "{" was read: against fs
 // for a struct, else each value against elem (a map).
 func (w *walker) object(fs *fields, elem reflect.Type, path string) error {
-	var seen names
 	for w.dec.More() {
-		before := w.dec.InputOffset()
 		tok, err := w.token()
 		if err != nil {
 			return err
@@ -318,19 +292,16 @@ func (w *walker) object(fs *fields, elem reflect.Type, path string) error {
 				return &Error{Path: p, Unknown: true, Suggest: fs.fold(name), parent: path, name: name}
 			}
 			t, want = f.typ, f.want
-		}
-		if !seen.add(name) {
-			return &Error{Path: p, Duplicate: true, Offset: w.nameAt(before), parent: path, name: name}
-		}
-		if fs != nil && fs.byName[name].quoted { // ",string": encoding/json reads the text inside
-			tok, err := w.token()
-			if err != nil {
-				return err
+			if f.quoted { // ",string": encoding/json reads the text inside
+				tok, err := w.token()
+				if err != nil {
+					return err
+				}
+				if err := w.skip(tok); err != nil {
+					return err
+				}
+				continue
 			}
-			if err := w.free(tok, p); err != nil {
-				return err
-			}
-			continue
 		}
 		if err := w.value(t, p, want); err != nil {
 			return err
@@ -340,64 +311,24 @@ func (w *walker) object(fs *fields, elem reflect.Type, path string) error {
 	return err
 }
 
-// free reads the rest of the value that tok begins, of any shape, and
-// checks that no object in it has a member name twice. It keeps its own
-// stack rather than recursing: the depth is the input's to choose.
-func (w *walker) free(tok json.Token, path string) error {
+// skip reads the rest of the value that tok begins.
+func (w *walker) skip(tok json.Token) error {
 	if tok != json.Delim('{') && tok != json.Delim('[') {
 		return nil
 	}
-	type level struct {
-		path  string
-		obj   bool
-		n     int   // array elements read
-		names names // object member names read
-	}
-	stack := []level{{path: path, obj: tok == json.Delim('{')}}
-	for len(stack) > 0 {
-		top := &stack[len(stack)-1]
-		before := w.dec.InputOffset()
+	for depth := 1; depth > 0; {
 		tok, err := w.token()
 		if err != nil {
 			return err
 		}
-		if tok == json.Delim('}') || tok == json.Delim(']') {
-			stack = stack[:len(stack)-1]
-			continue
-		}
-		name, index := "", -1
-		if top.obj {
-			name, _ = tok.(string)
-			if !top.names.add(name) {
-				return &Error{Path: member(top.path, name), Duplicate: true, Offset: w.nameAt(before), parent: top.path, name: name}
-			}
-			if tok, err = w.token(); err != nil { // the member's value
-				return err
-			}
-		} else {
-			index = top.n
-			top.n++
-		}
-		if tok == json.Delim('{') || tok == json.Delim('[') {
-			// The path is made only for a value that may hold a name.
-			p := member(top.path, name)
-			if index >= 0 {
-				p = top.path + "[" + strconv.Itoa(index) + "]"
-			}
-			stack = append(stack, level{path: p, obj: tok == json.Delim('{')})
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
 		}
 	}
 	return nil
-}
-
-// nameAt returns where the member name that follows offset starts: past
-// white space and the "," before it.
-func (w *walker) nameAt(offset int64) int {
-	i := int(offset)
-	for i < len(w.data) && w.data[i] != '"' {
-		i++
-	}
-	return i
 }
 
 // member is the path of the member name of the value at path. A name that
@@ -422,42 +353,6 @@ func plainName(name string) bool {
 			return false
 		}
 	}
-	return true
-}
-
-// names are the member names of one object read so far. Most objects have
-// a few: those are compared one by one, and a map is made only for more.
-type names struct {
-	few  []string
-	many map[string]struct{}
-}
-
-// add adds name, reporting false if it was there already. Names are
-// compared as encoding/json returns them, with escapes undone: "a" and
-// "\u0061" are the same name (RFC 8259 §8.3).
-func (ns *names) add(name string) bool {
-	if ns.many != nil {
-		if _, ok := ns.many[name]; ok {
-			return false
-		}
-		ns.many[name] = struct{}{}
-		return true
-	}
-	for _, n := range ns.few {
-		if n == name {
-			return false
-		}
-	}
-	if len(ns.few) < 16 {
-		ns.few = append(ns.few, name)
-		return true
-	}
-	ns.many = make(map[string]struct{}, 2*len(ns.few))
-	for _, n := range ns.few {
-		ns.many[n] = struct{}{}
-	}
-	ns.many[name] = struct{}{}
-	ns.few = nil
 	return true
 }
 

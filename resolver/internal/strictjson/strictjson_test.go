@@ -49,6 +49,8 @@ func TestCheck(t *testing.T) {
 		{`{"locations":[{"URL":"https://a/"}]}`,
 			"locations[0].URL", `unknown member "URL" in locations[0] (member names are case-sensitive: "url")`},
 		{`{"Key":"x"}`, "Key", `unknown member "Key"`},
+		{`{"locations":[{"url":"https://a/","a.b":1}]}`, `locations[0]["a.b"]`, `unknown member "a.b" in locations[0]`},
+		{`{"":1}`, `[""]`, `unknown member ""`},
 		{`{"locations":[{"url":"https://a/"},{"url":5}]}`,
 			"locations[1].url", "locations[1].url must be a string, not the number 5"},
 		{`{"aliases":["urn:a:b","urn:a:c",3]}`, "aliases[2]", "aliases[2] must be a string, not the number 3"},
