@@ -13,6 +13,7 @@ import (
 
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/memstore"
+	"github.com/urikit/urikit/resolver/storetest"
 	"github.com/urikit/urikit/urn"
 )
 
@@ -395,6 +396,129 @@ func TestMetadataMustBeUTF8(t *testing.T) {
 	}
 	in.Metadata = []byte(`{"title":"café \u00e9"}`)
 	f.put(m, "urn:example:a", in)
+}
+
+// Metadata nested thousands deep in a few kilobytes was stored, and each
+// page that indented it grew with the square of the depth (a security
+// review: 16 KB gave 134 MB a request). A write refuses more than
+// MaxMetadataDepth levels, naming where the limit is passed; Put and
+// PutMany (the import) alike.
+func TestMetadataDepth(t *testing.T) {
+	f := newFixture(t)
+	_, m, _ := f.authority("A", "urn:example:")
+	nest := func(n int) string { return `{"a":` + strings.Repeat("[", n-1) + strings.Repeat("]", n-1) + `}` }
+	in := locs("http://a.example/")
+	in.Metadata = []byte(nest(resolver.MaxMetadataDepth))
+	f.put(m, "urn:example:ok", in)
+
+	for _, c := range []struct {
+		md   string
+		want int // the first bracket of the level past the limit, in the metadata as given
+	}{
+		{nest(resolver.MaxMetadataDepth + 1), 5 + 31},
+		{nest(8185), 5 + 31}, // the review's
+		{" \n" + nest(resolver.MaxMetadataDepth+1), 2 + 5 + 31},
+		// Brackets in strings do not count.
+		{`{"s":"[[[[","o":` + strings.Repeat(`{"o":`, resolver.MaxMetadataDepth) + `1` + strings.Repeat("}", resolver.MaxMetadataDepth+1), 16 + 31*5},
+	} {
+		md, want := c.md, c.want
+		in.Metadata = []byte(md)
+		_, _, err := f.svc.Put(f.ctx, m, "urn:example:deep", in)
+		var e *resolver.Error
+		if !errors.As(err, &e) || e.Kind != resolver.KindInvalid || e.Field != "metadata" || e.Offset != want ||
+			!strings.Contains(e.Message, "more than 32 levels") {
+			t.Fatalf("%.60s…: %v, want KindInvalid in metadata at byte %d", md, err, want)
+		}
+		res, err := f.svc.PutMany(f.ctx, m, []resolver.NamedInput{{URN: "urn:example:deep", RecordInput: in}})
+		if err != nil || !errors.As(res[0].Err, &e) || e.Field != "metadata" || e.Offset != want {
+			t.Fatalf("PutMany %.60s…: %v %v", md, err, res[0].Err)
+		}
+	}
+	if _, err := f.lookup("urn:example:deep"); resolver.KindOf(err) != resolver.KindNotFound {
+		t.Fatalf("a refused record was stored: %v", err)
+	}
+}
+
+// A member name given twice in metadata was stored as given: readers that
+// keep the first and readers that keep the last read two records (RFC
+// 8259 §4). Refused at any depth, with the member's path and offset.
+func TestMetadataDuplicateNames(t *testing.T) {
+	f := newFixture(t)
+	_, m, _ := f.authority("A", "urn:example:")
+	in := locs("http://a.example/")
+	for _, c := range []struct {
+		md, path string
+		offset   int
+	}{
+		{`{"a":1,"a":2}`, `member "a" in metadata`, 7},
+		{` {"title":"x", "author":[{"family":"T","given":"J"},{"family":"U","family":"V"}]}`, `member "family" in metadata.author[1]`, 66},
+		{`{"a":{"b":{"c":[{"d":0,"\u0064":1}]}}}`, `member "d" in metadata.a.b.c[0]`, 23},
+	} {
+		in.Metadata = []byte(c.md)
+		for _, put := range []func() error{
+			func() error { _, _, err := f.svc.Put(f.ctx, m, "urn:example:dup", in); return err },
+			func() error {
+				res, err := f.svc.PutMany(f.ctx, m, []resolver.NamedInput{{URN: "urn:example:dup", RecordInput: in}})
+				if err != nil {
+					return err
+				}
+				return res[0].Err
+			},
+		} {
+			err := put()
+			var e *resolver.Error
+			if !errors.As(err, &e) || e.Kind != resolver.KindInvalid || e.Field != "metadata" || e.Offset != c.offset ||
+				!strings.Contains(e.Message, c.path+" is given twice") {
+				t.Fatalf("%s: %v, want %s at byte %d", c.md, err, c.path, c.offset)
+			}
+		}
+	}
+	// Names that only look alike are not the same.
+	in.Metadata = []byte(`{"a":1,"A":2,"b":{"a":1},"c":[{"a":1},{"a":2}]}`)
+	f.put(m, "urn:example:dup", in)
+}
+
+// Records stored before the depth and duplicate rules keep their metadata
+// as stored: a lookup returns it, its JSON form holds it, and Verify passes
+// while counting them (an import of their export would refuse them).
+func TestStoredMetadataPastTheRules(t *testing.T) {
+	f := newFixture(t)
+	a, m, _ := f.authority("A", "urn:example:")
+	f.put(m, "urn:example:fine", resolver.RecordInput{Locations: []resolver.Location{{URL: "http://a.example/"}},
+		Metadata: []byte(`{"title":"T","issued":{"date-parts":[[2024,5,1]]}}`)})
+	const n = 8185
+	old := map[string]string{
+		"urn:example:deep": `{"a":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}`,
+		"urn:example:dup":  `{"a":1,"b":{"c":[{"d":1,"d":2}]},"a":2}`,
+	}
+	for name, md := range old {
+		storetest.InsertLegacy(t, f.store, resolver.Record{URN: name, AuthorityID: a.ID,
+			Locations: []resolver.Location{{URL: "http://old.example/"}}, Metadata: []byte(md)})
+	}
+	for name, md := range old {
+		r, err := f.lookup(name)
+		if err != nil || string(r.Metadata) != md {
+			t.Fatalf("%s: %v, metadata %.40s…", name, err, r.Metadata)
+		}
+		b, err := r.MarshalJSON()
+		if err != nil || !strings.Contains(string(b), `"metadata":`+md) {
+			t.Fatalf("%s as JSON: %v", name, err)
+		}
+	}
+	rep, err := f.svc.VerifyAll(f.ctx, nil)
+	if err != nil || rep.Records != 3 || rep.OldMetadata != 2 {
+		t.Fatalf("VerifyAll: %+v, %v; want 3 records, 2 of them with metadata a write refuses", rep, err)
+	}
+	if !strings.HasPrefix(rep.OldMetadataExample, "urn:example:deep: metadata: nested more than 32 levels") &&
+		!strings.HasPrefix(rep.OldMetadataExample, `urn:example:dup: metadata: member "d" in metadata.b.c[0] is given twice`) {
+		t.Fatalf("example: %q", rep.OldMetadataExample)
+	}
+	// Putting one again with its metadata corrected clears it.
+	f.put(m, "urn:example:dup", resolver.RecordInput{Locations: []resolver.Location{{URL: "http://old.example/"}},
+		Metadata: []byte(`{"a":2,"b":{"c":[{"d":2}]}}`)})
+	if rep, err := f.svc.VerifyAll(f.ctx, nil); err != nil || rep.OldMetadata != 1 || !strings.HasPrefix(rep.OldMetadataExample, "urn:example:deep:") {
+		t.Fatalf("VerifyAll after the correction: %+v, %v", rep, err)
+	}
 }
 
 // "A PUT of a name equivalent to a live record's name replaces that

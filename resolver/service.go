@@ -37,6 +37,16 @@ const (
 	maxLabelBytes           = 1024
 )
 
+// MaxMetadataDepth bounds how deep a record's metadata nests: the metadata
+// object is the first level, and each object or array inside another one
+// more. Metadata is a small JSON object of bibliographic data: CSL-JSON's
+// deepest member ("issued":{"date-parts":[[2024,5,1]]}) is four levels
+// down, DataCite's JSON (creators[].nameIdentifiers[]) five. 32 leaves room
+// for any such schema, while what is nested thousands deep in a few
+// kilobytes is refused: each reader that walks or indents the value level
+// by level (the pages, a client's parser) would be handed it.
+const MaxMetadataDepth = 32
+
 // AdminTokenSetting names the setting that holds the SHA-256 of a
 // generated admin token, in hex.
 const AdminTokenSetting = "admin-token-sha256"

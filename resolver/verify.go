@@ -57,6 +57,14 @@ type VerifyReport struct {
 	// only, as with StaleLocationKeys: the migration may have keyed it by
 	// its own.
 	LocationMigration int64
+	// OldMetadata counts the records whose metadata a write refuses
+	// today: stored before a rule of checkMetadata (MaxMetadataDepth, a
+	// member name given twice, or the size limit lowered since). They are
+	// not at fault here: they resolve and export as stored, but an import
+	// of the export refuses them, and the pages show such metadata compact
+	// past a bound. OldMetadataExample names the first found, and why.
+	OldMetadata        int64
+	OldMetadataExample string
 }
 
 // Verify runs VerifyAll and returns how many history entries it checked;
@@ -212,6 +220,11 @@ func (s *Service) VerifyAll(ctx context.Context, progress func(VerifyReport)) (V
 			}
 			if st.HasRecord {
 				rep.Records++
+				if _, err := checkMetadata(st.Record.Metadata, s.opts.MaxMetadataBytes); err != nil {
+					if rep.OldMetadata++; rep.OldMetadataExample == "" {
+						rep.OldMetadataExample = st.Record.URN + ": " + err.Error()
+					}
+				}
 			}
 			rep.Keys += int64(len(st.Keys))
 			rep.Locations += int64(len(st.Locations))

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/urikit/urikit/internal/errtext"
+	"github.com/urikit/urikit/resolver/internal/strictjson"
 	"github.com/urikit/urikit/uri"
 	"github.com/urikit/urikit/urn"
 )
@@ -649,20 +650,14 @@ func isText(s string) bool {
 }
 
 // checkMetadata accepts a JSON object (or nothing) and returns it compacted.
+// An error's offset is into m as given.
 func checkMetadata(m json.RawMessage, limit int) (json.RawMessage, error) {
 	// JSON text is UTF-8 (RFC 8259 §8.1), and Compact does not look at the
 	// bytes inside strings.
-	if !utf8.Valid(m) {
-		i := 0
-		for i < len(m) {
-			r, n := utf8.DecodeRune(m[i:])
-			if r == utf8.RuneError && n == 1 {
-				break
-			}
-			i += n
-		}
+	if i := strictjson.InvalidUTF8(m); i >= 0 {
 		return nil, invalid("metadata", i, "not UTF-8")
 	}
+	raw := m
 	m = bytes.TrimSpace(m)
 	if len(m) == 0 || string(m) == "null" {
 		return json.RawMessage("{}"), nil
@@ -670,12 +665,26 @@ func checkMetadata(m json.RawMessage, limit int) (json.RawMessage, error) {
 	if m[0] != '{' {
 		return nil, invalid("metadata", -1, "must be a JSON object")
 	}
+	// Before Compact, which refuses more than 10000 levels as a syntax
+	// error.
+	if i := strictjson.TooDeep(raw, MaxMetadataDepth); i >= 0 {
+		return nil, invalid("metadata", i, "nested more than %d levels deep (the metadata object is the first level, each object or array inside another one more)", MaxMetadataDepth)
+	}
 	var b bytes.Buffer
 	if err := json.Compact(&b, m); err != nil {
 		return nil, invalid("metadata", -1, "not valid JSON: %v", err)
 	}
 	if b.Len() > limit {
 		return nil, invalid("metadata", -1, "at most %d bytes of JSON", limit)
+	}
+	// A name given twice would be read as one value by some readers and
+	// as another by others (RFC 8259 §4); the CSL output drops such a
+	// member for that reason. Refused at every depth.
+	var ce *strictjson.Error
+	if err := strictjson.Unique(raw, "metadata"); errors.As(err, &ce) {
+		return nil, invalid("metadata", ce.Offset, "%s", ce.Describe("metadata"))
+	} else if err != nil {
+		return nil, invalid("metadata", -1, "not valid JSON: %v", err)
 	}
 	return b.Bytes(), nil
 }

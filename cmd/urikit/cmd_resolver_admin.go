@@ -521,7 +521,10 @@ func runVerify(args []string, s *stdio) int {
 			"back in time; an edited, added or deleted authority, token, rule, record,\n"+
 			"key or index row) is found: the exit status is then 1 and the first entry,\n"+
 			"authority, token, rule or record that does not fit is named, with what\n"+
-			"differs. It reads a page at a time, whatever the size of the directory.")
+			"differs. Records whose metadata a write refuses today (stored before a\n"+
+			"rule: nested too deep, a member name given twice) get a note, not a\n"+
+			"failure: they resolve as stored, but an import of their export refuses\n"+
+			"them. It reads a page at a time, whatever the size of the directory.")
 	if st >= 0 {
 		return st
 	}
@@ -595,6 +598,11 @@ func runVerify(args []string, s *stdio) int {
 		fmt.Fprintf(s.out, "note: the location index's keys are of version %d of the normalization rules, this build's are of version %d: "+
 			"each key was checked against its row, not against its URL; urikit migrate computes them again\n",
 			rep.LocationKeyVersion, resolver.LocationKeyVersion)
+	}
+	if rep.OldMetadata > 0 {
+		fmt.Fprintf(s.out, "note: %s metadata that a write refuses today, stored before that rule (the first: %s): "+
+			"they resolve as stored, but an import of an export refuses them; register them again with the metadata corrected\n",
+			plural(int(rep.OldMetadata), "record holds", "records hold"), rep.OldMetadataExample)
 	}
 	if rep.LocationMigration != 0 {
 		fmt.Fprintf(s.out, "note: a migration of the location index's keys (history entry %d is of it) was under way, or was interrupted: "+

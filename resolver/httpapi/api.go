@@ -48,7 +48,9 @@ func (h *handler) authenticate(r *http.Request) (resolver.Principal, error) {
 // decode reads the JSON body into v; the error is a *problem. Unknown
 // members are an error (they are most often misspelt ones), and so is a
 // member name that is a known one in other case ("Locations"), which
-// encoding/json alone would take; an empty body is one when !allowEmpty.
+// encoding/json alone would take, a member name given twice in an object
+// (encoding/json keeps the last), and a body that is not UTF-8; an empty
+// body is one when !allowEmpty.
 func (c *apiCall) decode(v any, allowEmpty bool) error {
 	r := c.r
 	if ct := r.Header.Get("Content-Type"); ct != "" {
@@ -68,6 +70,13 @@ func (c *apiCall) decode(v any, allowEmpty bool) error {
 			return c.h.tooLargeProblem(c.rw)
 		}
 		return newProblem(http.StatusBadRequest, ptInvalid, "the body could not be read: "+err.Error()).at("body", -1)
+	}
+	// JSON text is UTF-8 (RFC 8259 §8.1). encoding/json replaces other
+	// bytes in a string with U+FFFD, which the Service's own checks of
+	// text would then take for what the client sent.
+	if i := strictjson.InvalidUTF8(body); i >= 0 {
+		return newProblem(http.StatusBadRequest, ptInvalid,
+			fmt.Sprintf("the body is not UTF-8: byte 0x%02X at offset %d does not belong to a UTF-8 encoded character (JSON text is UTF-8, RFC 8259 §8.1)", body[i], i)).at("body", i)
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		if allowEmpty {
@@ -102,6 +111,10 @@ func jsonProblem(err error, n int64) *problem {
 	var te *json.UnmarshalTypeError
 	var ce *strictjson.Error
 	switch {
+	case errors.As(err, &ce) && ce.Duplicate:
+		// A fault of the JSON text, as a syntax error is: where in the
+		// body, the member's path in the detail.
+		return newProblem(http.StatusBadRequest, ptInvalid, ce.Describe("the body")).at("body", ce.Offset)
 	case errors.As(err, &ce):
 		f := ce.Path
 		if f == "" {

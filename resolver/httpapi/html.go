@@ -10,6 +10,7 @@ import (
 
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/internal/link"
+	"github.com/urikit/urikit/resolver/internal/prettyjson"
 )
 
 // The HTML a browser gets from the resolution services: small pages, one
@@ -153,10 +154,13 @@ func (h *handler) writeHTML(w http.ResponseWriter, status int, page string, data
 	w.Write(b.Bytes())
 }
 
+// prettyJSON returns metadata indented for a page. prettyjson bounds the
+// indented text: a record stored before writes limited the depth may be
+// nested thousands deep.
 func prettyJSON(m json.RawMessage) string {
-	var b bytes.Buffer
-	if len(m) == 0 || json.Indent(&b, m, "", "  ") != nil {
+	s, err := prettyjson.Indent(m)
+	if err != nil {
 		return "{}"
 	}
-	return b.String()
+	return s
 }

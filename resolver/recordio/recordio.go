@@ -176,6 +176,11 @@ func (r *Reader) nextJSON() (Item, error) {
 		if len(line) == 0 {
 			continue
 		}
+		// JSON text is UTF-8 (RFC 8259 §8.1): encoding/json would replace
+		// other bytes in a string with U+FFFD, unseen.
+		if i := strictjson.InvalidUTF8(line); i >= 0 {
+			return Item{}, &RowError{r.line, fmt.Errorf("not UTF-8: byte 0x%02X (at byte %d) does not belong to a UTF-8 encoded character (JSON text is UTF-8, RFC 8259 §8.1)", line[i], lead+i)}
+		}
 		var j jsonRecord
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
@@ -186,6 +191,12 @@ func (r *Reader) nextJSON() (Item, error) {
 		// array or object goes on): the value must end the line.
 		if dec.InputOffset() != int64(len(line)) {
 			return Item{}, &RowError{r.line, errors.New("more than one JSON value on the line")}
+		}
+		// encoding/json keeps the last of a member given twice, where
+		// other readers keep the first (RFC 8259 §4).
+		var ce *strictjson.Error
+		if err := strictjson.Unique(line, ""); errors.As(err, &ce) {
+			return Item{}, &RowError{r.line, fmt.Errorf("not a record: %s (at byte %d)", ce.Describe("the line"), lead+ce.Offset)}
 		}
 		if j.URN == "" {
 			return Item{}, &RowError{r.line, errors.New(`no "urn"`)}

@@ -445,6 +445,19 @@ func TestJSONLineErrorsSayWhatAndWhere(t *testing.T) {
 		{`{"urn":"urn:\"x\"","redirect":x303}`, `line 1: not JSON: the bare word x303 (at byte 30): a string is written in double quotes`},
 		{`{"urn":"urn:example:a","locations":[{"url":"http://a/"}`,
 			`line 1: not JSON: the line ends before the record does (a closing "}", "]" or '"' is missing)`},
+		// JSON text is UTF-8 (RFC 8259 §8.1): encoding/json would have
+		// read U+FFFD in place of the bad byte.
+		{`{"urn":"urn:example:a","locations":[{"url":"http://a/","label":"ok` + "\xff" + `"}]}`,
+			`line 1: not UTF-8: byte 0xFF (at byte 66) does not belong to a UTF-8 encoded character (JSON text is UTF-8, RFC 8259 §8.1)`},
+		{"\t " + `{"urn":"urn:example:a","reason":"caf` + "\xe9" + `","locations":[{"url":"http://a/"}]}`,
+			`line 1: not UTF-8: byte 0xE9 (at byte 38) does not belong to a UTF-8 encoded character (JSON text is UTF-8, RFC 8259 §8.1)`},
+		// A member name twice: encoding/json keeps the last.
+		{`{"urn":"urn:example:a","locations":[{"url":"http://a/"}],"locations":[{"url":"http://b/"}]}`,
+			`line 1: not a record: member "locations" is given twice: the names in an object must be unique (RFC 8259 §4, RFC 7493 §2.3) (at byte 57)`},
+		{`  {"urn":"urn:example:a","locations":[{"url":"http://a/"}],"metadata":{"t":[{"a":1},{"a":1,"a":1}]}}`,
+			`line 1: not a record: member "a" in metadata.t[1] is given twice: the names in an object must be unique (RFC 8259 §4, RFC 7493 §2.3) (at byte 91)`},
+		{`{"urn":"urn:example:a","urn":"urn:example:b","locations":[{"url":"http://a/"}]}`,
+			`line 1: not a record: member "urn" is given twice: the names in an object must be unique (RFC 8259 §4, RFC 7493 §2.3) (at byte 23)`},
 	} {
 		_, bad := readAll(t, c.line+"\n", JSONLines)
 		if len(bad) != 1 || bad[0].Error() != c.want {

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,6 +99,13 @@ func newFixtureOn(t testing.TB, st resolver.Store) *fixture {
 			{URL: "https://example.org/?q='onmouseover=alert(2)"},
 		},
 		Metadata: json.RawMessage(`{"note":"</code></pre><script>alert(3)</script>"}`),
+	})
+	// Metadata a write refuses today (nested past MaxMetadataDepth, a
+	// name given twice), stored before those rules: its page is bounded.
+	storetest.InsertLegacy(t, st, resolver.Record{
+		URN: "urn:example:old-metadata", AuthorityID: auth.ID,
+		Locations: []resolver.Location{{URL: "https://example.org/old-metadata"}},
+		Metadata:  json.RawMessage(`{"a":1,"a":2,"deep":` + strings.Repeat("[", 8185) + strings.Repeat("]", 8185) + `}`),
 	})
 	return &fixture{svc: svc, token: tok, other: other}
 }

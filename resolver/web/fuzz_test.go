@@ -61,7 +61,7 @@ func FuzzNamePath(f *testing.F) {
 		"urn:example:a//b/../c", "urn:example:x%2Fy", "urn:example:x%2fy", "urn:example:hostile",
 		"urn:nbn:de:101-1", "urn:nbn:ch:bel-9039", "urn:example:a b", "urn:x:", "urn:", "", "/", "..",
 		"urn:example:<script>", "urn:example:%ZZ", "urn:example:\xff\xfe", "urn:urn:x", "urn:X-foo:bar",
-		"urn:example:a?+s=I2Ls", "urn:example:a?=lang=en", "urn:example:a#frag",
+		"urn:example:a?+s=I2Ls", "urn:example:a?=lang=en", "urn:example:a#frag", "urn:example:old-metadata",
 	} {
 		f.Add(s, "")
 	}
@@ -146,7 +146,7 @@ func FuzzTarget(f *testing.F) {
 	for _, s := range []string{
 		"/", "/?urn=urn:x:y", "/names/urn:isbn:9780395363416", "/static/app.css", "/static/../../etc/passwd",
 		"/static/", "//", "/names", "http://host/names/urn:example:lotr", "http://host", "*", "",
-		"/names/urn:example:a?+s=I2Ls&x", "/?urn=%zz", "/?urn=urn%3Aexample%3Aa%00",
+		"/names/urn:example:a?+s=I2Ls&x", "/?urn=%zz", "/?urn=urn%3Aexample%3Aa%00", "/names/urn:example:old-metadata",
 	} {
 		f.Add("GET", s)
 	}
@@ -172,7 +172,7 @@ func FuzzTarget(f *testing.F) {
 // (httpapi.Options.Pages), as urikit serve runs it. Whatever the name, the
 // answer is the page's, never a 500.
 func FuzzThroughAPI(f *testing.F) {
-	for _, s := range []string{"urn:isbn:9780395363416", "urn:example:a//b/../c", "urn:example:x%2Fy", "urn:x:", "%", "", "urn:example:old-report"} {
+	for _, s := range []string{"urn:isbn:9780395363416", "urn:example:a//b/../c", "urn:example:x%2Fy", "urn:x:", "%", "", "urn:example:old-report", "urn:example:old-metadata"} {
 		f.Add(s, false)
 		f.Add(s, true)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/urikit/urikit/resolver"
 	htmllink "github.com/urikit/urikit/resolver/internal/link"
+	"github.com/urikit/urikit/resolver/internal/prettyjson"
 	"github.com/urikit/urikit/urn"
 )
 
@@ -237,17 +238,18 @@ func recordViewOf(r resolver.Record) recordView {
 }
 
 // indentJSON returns a JSON object indented for reading, or "" for an empty
-// one.
+// one. prettyjson bounds the indented text: a record stored before writes
+// limited the depth may be nested thousands deep.
 func indentJSON(m json.RawMessage) string {
 	m = bytes.TrimSpace(m)
 	if len(m) == 0 || string(m) == "{}" || string(m) == "null" {
 		return ""
 	}
-	var b bytes.Buffer
-	if err := json.Indent(&b, m, "", "  "); err != nil {
+	s, err := prettyjson.Indent(m)
+	if err != nil {
 		return string(m)
 	}
-	return b.String()
+	return s
 }
 
 // uriURL is where a link to the URI s leads: the page of a URN; else s

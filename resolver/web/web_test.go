@@ -21,6 +21,7 @@ import (
 
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/memstore"
+	"github.com/urikit/urikit/resolver/storetest"
 	"github.com/urikit/urikit/urn"
 )
 
@@ -655,5 +656,43 @@ func TestPredecessorsOnPage(t *testing.T) {
 	in := resolver.RecordInput{Aliases: rec.Aliases, Locations: rec.Locations[:1], Metadata: rec.Metadata, Redirect: rec.Redirect}
 	if _, _, err := fx.svc.Put(ctx, p, rec.URN, in, resolver.Precondition{IfMatch: []string{tag}}); err != nil {
 		t.Fatalf("a write with the page's entity-tag: %v", err)
+	}
+}
+
+// TestNamePageOfDeepMetadata: a record stored before writes limited the
+// depth of metadata may hold it nested thousands deep; its page indents it
+// to prettyjson.MaxDepth and no further, so that the page stays a small
+// multiple of the metadata (json.Indent made the security review's 16 KB,
+// 8185 levels, into 134 MB a request).
+func TestNamePageOfDeepMetadata(t *testing.T) {
+	st := memstore.New()
+	fx := newFixtureOn(t, st)
+	as, err := st.Authorities(context.Background())
+	if err != nil || len(as) == 0 {
+		t.Fatalf("authorities: %v %v", as, err)
+	}
+	const n = 8185
+	md := `{"a":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}`
+	storetest.InsertLegacy(t, st, resolver.Record{URN: "urn:example:deep", AuthorityID: as[0].ID,
+		Locations: []resolver.Location{{URL: "https://x.example/"}}, Metadata: []byte(md)})
+	storetest.InsertLegacy(t, st, resolver.Record{URN: "urn:example:dup", AuthorityID: as[0].ID,
+		Locations: []resolver.Location{{URL: "https://x.example/"}}, Metadata: []byte(`{"a":1,"a":2}`)})
+	srv := httptest.NewServer(New(fx.svc, Options{}))
+	t.Cleanup(srv.Close)
+	resp, body := get(t, srv, "/names/urn:example:deep")
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	if len(body) > 8*len(md)+64<<10 {
+		t.Fatalf("the page is %d bytes for %d of metadata", len(body), len(md))
+	}
+	// Indented to the 32nd level, the rest compact on its line.
+	if !strings.Contains(body, "\n"+strings.Repeat("  ", 32)+"[[[[") {
+		t.Fatalf("the metadata is not indented to its 32nd level:\n%.3000s", body)
+	}
+	// Another record's duplicate member names are shown as stored.
+	resp, body = get(t, srv, "/names/urn:example:dup")
+	if resp.StatusCode != 200 || !strings.Contains(body, html.EscapeString(`"a": 1,`+"\n"+`  "a": 2`)) {
+		t.Fatalf("dup: %d\n%s", resp.StatusCode, body)
 	}
 }

@@ -13,6 +13,14 @@
 // json.RawMessage). It does not look inside the value of a field with the
 // ",string" option, nor decode base64 for a []byte: there encoding/json's
 // own error is the one a caller gets.
+//
+// Where encoding/json is lenient about the JSON text itself, Check and the
+// other functions here are not: a member name given twice in one object,
+// at any depth (encoding/json keeps the last; RFC 8259 §4 leaves the
+// outcome to the reader, so readers disagree; I-JSON, RFC 7493 §2.3,
+// forbids it), and bytes that are not UTF-8 (encoding/json replaces them
+// with U+FFFD inside strings, so that a check of the decoded text cannot
+// see them; RFC 8259 §8.1 says JSON text is UTF-8).
 package strictjson
 
 import (
@@ -26,6 +34,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -40,10 +49,19 @@ type Error struct {
 	// if there is one.
 	Unknown bool
 	Suggest string
+	// Duplicate tells that the member at Path is the second one of that
+	// name in its object; Offset is then the byte offset of its name (its
+	// opening quote) in the data checked.
+	Duplicate bool
+	Offset    int
 	// Want says what the value must be ("a string", "an integer", or
 	// what the field's want tag says); Got what it is ("an object", "the
 	// number 303.5", `the string "303"`).
 	Want, Got string
+
+	// parent and name are Path cut in two, for an Unknown or Duplicate
+	// member: the path of its object, and its name as written.
+	parent, name string
 }
 
 func (e *Error) Error() string { return e.Describe("the value") }
@@ -51,11 +69,19 @@ func (e *Error) Error() string { return e.Describe("the value") }
 // Describe says what is wrong; whole names the value as a whole ("the
 // body", "the line").
 func (e *Error) Describe(whole string) string {
+	if e.Duplicate {
+		msg := "member " + strconv.Quote(e.name)
+		if e.parent != "" {
+			msg += " in " + e.parent
+		}
+		// Readers of such an object disagree on its value: encoding/json
+		// keeps the last, others the first or refuse it.
+		return msg + " is given twice: the names in an object must be unique (RFC 8259 §4, RFC 7493 §2.3)"
+	}
 	if e.Unknown {
-		parent, name := split(e.Path)
-		msg := "unknown member " + strconv.Quote(name)
-		if parent != "" {
-			msg += " in " + parent
+		msg := "unknown member " + strconv.Quote(e.name)
+		if e.parent != "" {
+			msg += " in " + e.parent
 		}
 		if e.Suggest != "" {
 			msg += " (member names are case-sensitive: " + strconv.Quote(e.Suggest) + ")"
@@ -69,17 +95,10 @@ func (e *Error) Describe(whole string) string {
 	return subject + " must be " + e.Want + ", not " + e.Got
 }
 
-// split cuts a path into its parent and its last member's name.
-func split(path string) (parent, name string) {
-	if i := strings.LastIndexByte(path, '.'); i >= 0 {
-		return path[:i], path[i+1:]
-	}
-	return "", path
-}
-
 // Check reports the first place where the first JSON value of data does
-// not fit the type v points to, as an *Error. A syntax error is returned
-// as encoding/json's Decoder reports it (*json.SyntaxError, or
+// not fit the type v points to, as an *Error; when it fits, the first
+// member name given twice (Unique). A syntax error is returned as
+// encoding/json's Decoder reports it (*json.SyntaxError, or
 // io.ErrUnexpectedEOF for a value cut short). Check reads no further than
 // the first value.
 func Check(data []byte, v any) error {
@@ -90,13 +109,68 @@ func Check(data []byte, v any) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	w := walker{dec: dec}
-	return w.value(t, "", "")
+	w := newWalker(data)
+	if err := w.value(t, "", ""); err != nil {
+		return err
+	}
+	return Unique(data, "")
+}
+
+// InvalidUTF8 returns the offset of the first byte of data that is not
+// part of a UTF-8 encoded character, or -1 when data is UTF-8. JSON text
+// is UTF-8 (RFC 8259 §8.1); encoding/json does not refuse other bytes in a
+// string but replaces them with U+FFFD, so they must be looked for before
+// decoding.
+func InvalidUTF8(data []byte) int {
+	if utf8.Valid(data) {
+		return -1
+	}
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// TooDeep returns the offset of the first "{" or "[" in the JSON text data
+// that opens a value nested more than limit deep, the outermost value being
+// one deep, or -1 when there is none. What is inside strings does not count.
+func TooDeep(data []byte, limit int) int {
+	depth, in, esc := 0, false, false
+	for i, c := range data {
+		switch {
+		case esc:
+			esc = false
+		case in:
+			switch c {
+			case '\\':
+				esc = true
+			case '"':
+				in = false
+			}
+		case c == '"':
+			in = true
+		case c == '{' || c == '[':
+			if depth++; depth > limit {
+				return i
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return -1
 }
 
 type walker struct{ dec *json.Decoder }
+
+func newWalker(data []byte) *walker {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return &walker{dec: dec}
+}
 
 // token reads the next token; the end of the input inside a value is
 // io.ErrUnexpectedEOF.
@@ -210,15 +284,12 @@ func (w *walker) object(fs *fields, elem reflect.Type, path string) error {
 			return err
 		}
 		name, _ := tok.(string)
-		p := name
-		if path != "" {
-			p = path + "." + name
-		}
+		p := member(path, name)
 		t, want := elem, ""
 		if fs != nil {
 			f, ok := fs.byName[name]
 			if !ok {
-				return &Error{Path: p, Unknown: true, Suggest: fs.fold(name)}
+				return &Error{Path: p, Unknown: true, Suggest: fs.fold(name), parent: path, name: name}
 			}
 			t, want = f.typ, f.want
 			if f.quoted { // ",string": encoding/json reads the text inside
@@ -258,6 +329,31 @@ func (w *walker) skip(tok json.Token) error {
 		}
 	}
 	return nil
+}
+
+// member is the path of the member name of the value at path. A name that
+// would make the path ambiguous ("a.b", "", "x[0]") is written quoted, in
+// brackets: metadata["dc.title"].
+func member(path, name string) string {
+	if plainName(name) {
+		if path == "" {
+			return name
+		}
+		return path + "." + name
+	}
+	return path + "[" + strconv.Quote(name) + "]"
+}
+
+func plainName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if r == '.' || r == '[' || r == ']' || r == '"' || r == '\\' || unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
 }
 
 func mismatch(path, want, kind string, tok json.Token) *Error {
