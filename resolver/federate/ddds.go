@@ -55,7 +55,8 @@ type Discoverer struct {
 // configured time. No records at the first key means discovery does not
 // apply (ok false); a path that breaks after a rewrite is reported, not
 // backed out of (RFC 3403 §8), as a KindNotFound error saying where; a DNS
-// server that fails or does not answer is KindUnavailable.
+// server that fails or does not answer is KindUnavailable with
+// resolver.ErrDiscoveryUnavailable in its chain.
 func (d *Discoverer) Discover(ctx context.Context, name urn.URN, service string, hops int) (resolver.Referral, bool, error) {
 	s, err := lookupService(service)
 	if err != nil {
@@ -316,10 +317,14 @@ func (d *Discoverer) broken(path []string, format string, args ...any) (resolver
 	return resolver.Referral{}, false, &resolver.Error{Kind: resolver.KindNotFound, Offset: -1, Message: msg}
 }
 
+// unavailable is the error of a DNS server that failed or did not answer:
+// KindUnavailable, with ErrDiscoveryUnavailable (not the store's
+// ErrUnavailable) in its chain, so that the answer does not blame the
+// directory's store.
 func unavailable(path []string, err error) error {
 	msg := "DDDS discovery: " + err.Error()
 	if len(path) > 0 {
 		msg += ", after " + strings.Join(path, "; ")
 	}
-	return &resolver.Error{Kind: resolver.KindUnavailable, Offset: -1, Message: msg, Err: errors.Join(resolver.ErrUnavailable, err)}
+	return &resolver.Error{Kind: resolver.KindUnavailable, Offset: -1, Message: msg, Err: errors.Join(resolver.ErrDiscoveryUnavailable, err)}
 }

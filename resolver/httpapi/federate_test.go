@@ -2,14 +2,18 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/miekg/dns"
 
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/client"
@@ -193,5 +197,60 @@ func TestDroppedAliasIsNotDelegated(t *testing.T) {
 	}
 	if _, err := client.New(srv.URL, tok).Get(ctx, "urn:nbn:fi:never-1"); errors.Is(err, resolver.ErrReserved) || resolver.KindOf(err) != resolver.KindNotFound {
 		t.Errorf("client Get of an unknown name: %v", err)
+	}
+}
+
+// TestDiscoveryDNSDown: when the DNS server DDDS discovery asks fails (it
+// answers SERVFAIL) or is not there at all (nothing listens on its port),
+// a name with no record and no rule is answered 503 with Retry-After, as
+// a store that is down, but with a problem type of its own that does not
+// blame the store, which is fine; the detail says what the DNS did.
+func TestDiscoveryDNSDown(t *testing.T) {
+	// A DNS server that answers SERVFAIL to every question.
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := &dns.Server{PacketConn: pc, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, q *dns.Msg) {
+		m := new(dns.Msg)
+		m.SetRcode(q, dns.RcodeServerFailure)
+		w.WriteMsg(m)
+	})}
+	go ds.ActivateAndServe()
+	t.Cleanup(func() { ds.Shutdown() })
+	// A port with nothing on it: the look-up is refused.
+	gone, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := gone.LocalAddr().String()
+	gone.Close()
+
+	for _, tc := range []struct{ dns, detail string }{
+		{pc.LocalAddr().String(), "SERVFAIL"},
+		{closed, "connection refused"},
+	} {
+		svc := resolver.New(memstore.New(), resolver.Options{AdminToken: "admin"})
+		d, err := federate.New(svc, federate.Options{DNS: tc.dns, FailureTTL: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(httpapi.New(svc, httpapi.Options{Delegator: d}))
+		res, err := http.Get(srv.URL + "/uri-res/I2L?urn:nbn:fr:x-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		srv.Close()
+		var p struct{ Type, Title, Detail string }
+		if err := json.Unmarshal(body, &p); err != nil {
+			t.Fatalf("%s: %v: %s", tc.detail, err, body)
+		}
+		if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" ||
+			!strings.HasSuffix(p.Type, "httpapi.md#delegation-unavailable") || strings.Contains(p.Title, "store") ||
+			!strings.Contains(p.Title, "DNS") || !strings.Contains(p.Detail, tc.detail) {
+			t.Errorf("DNS %s: %d, Retry-After %q, %s", tc.detail, res.StatusCode, res.Header.Get("Retry-After"), body)
+		}
 	}
 }

@@ -17,6 +17,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -417,7 +418,11 @@ func (h *handler) fail(rw *respWriter, r *http.Request, err error) {
 		rw.err = err
 	}
 	if p.Status == http.StatusServiceUnavailable && rw.err == nil {
-		h.log.LogAttrs(r.Context(), slog.LevelWarn, "store unavailable", slog.String("error", err.Error()))
+		msg := "store unavailable"
+		if errors.Is(err, resolver.ErrDiscoveryUnavailable) {
+			msg = "DNS unavailable"
+		}
+		h.log.LogAttrs(r.Context(), slog.LevelWarn, msg, slog.String("error", err.Error()))
 	}
 	h.writeProblem(rw, r, p)
 }
