@@ -15,6 +15,10 @@ type Referral struct {
 	Via  string // "rule" or "ddds"
 	Rule Rule   // the rule taken, when Via is "rule"
 	Why  string // one line for people: which rule or NAPTR record, and why
+	// Path lists, for DDDS discovery, the NAPTR records taken, one a
+	// step, each with its output ("→ …") and, for the last one when it
+	// has flag S, the SRV record's target.
+	Path []string
 }
 
 // ErrDiscoveryUnavailable is in the chain of a Delegator's KindUnavailable

@@ -133,6 +133,11 @@ type directory interface {
 	AddRule(ctx context.Context, prefix, target string) (resolver.Rule, error)
 	Rules(ctx context.Context) ([]resolver.Rule, error)
 	RemoveRule(ctx context.Context, id int64) error
+	// Discover is what the server's DDDS discovery finds for name, rules
+	// left aside (a dry run). ok is false when the directory cannot say:
+	// a store opened in process (discovery is the server's, with its
+	// --dns), or a server older than the operation.
+	Discover(ctx context.Context, name, service string) (d client.Discovery, ok bool, err error)
 
 	// EachRecord calls fn for every record, withdrawn ones too, in the
 	// order they were created.
@@ -229,6 +234,13 @@ func (d remoteDir) Rules(ctx context.Context) ([]resolver.Rule, error) {
 	return out, err
 }
 func (d remoteDir) RemoveRule(ctx context.Context, id int64) error { return d.c.RemoveRule(ctx, id) }
+func (d remoteDir) Discover(ctx context.Context, name, service string) (client.Discovery, bool, error) {
+	disc, err := d.c.Discover(ctx, name, service)
+	if errors.Is(err, client.ErrNoRoute) {
+		return client.Discovery{}, false, nil
+	}
+	return disc, err == nil, err
+}
 func (d remoteDir) EachRecord(ctx context.Context, fn func(resolver.Record) error) error {
 	return d.c.EachRecord(ctx, fn)
 }
@@ -302,6 +314,9 @@ func (d *localDir) AddRule(ctx context.Context, prefix, target string) (resolver
 func (d *localDir) Rules(ctx context.Context) ([]resolver.Rule, error) { return d.svc.Rules(ctx) }
 func (d *localDir) RemoveRule(ctx context.Context, id int64) error {
 	return d.svc.RemoveRule(ctx, adminPrincipal, id)
+}
+func (d *localDir) Discover(context.Context, string, string) (client.Discovery, bool, error) {
+	return client.Discovery{}, false, nil
 }
 func (d *localDir) EachRecord(ctx context.Context, fn func(resolver.Record) error) error {
 	var after int64

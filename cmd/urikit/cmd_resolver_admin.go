@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
@@ -190,8 +191,10 @@ subcommands:
   remove ID           delete a rule
   test URN            the rule URN takes (the longest matching prefix, compared
                       in canonical form or in the name's key form) and the
-                      redirect it gives, or that none does; exit status 1
-                      when none does
+                      redirect it gives; when none does, what the server's
+                      DDDS discovery (serve --dns) finds: the NAPTR and SRV
+                      records taken and the redirect, or why there is none;
+                      exit status 1 when there is no redirect
 
 add and remove take --dry-run: the change is checked as the server would
 check it and written nowhere; the rules it meets are listed, and each name
@@ -329,8 +332,7 @@ func rulesTest(ctx context.Context, s *stdio, t *target, d directory, name, serv
 		return fail(s, cmd, t, err)
 	}
 	if !ok {
-		fmt.Fprintf(s.out, "no rule applies to %s: its canonical form %s lies under none of the %s\n", name, canon, plural(len(rules), "rule's prefix", "rules' prefixes"))
-		return exitInvalid
+		return noRule(ctx, s, t, d, name, canon, rules, service)
 	}
 	fmt.Fprintf(s.out, "%s takes rule %d: %s → %s\n", name, ref.Rule.ID, ref.Rule.Prefix, ref.Rule.Target)
 	form := "canonical form " + canon
@@ -345,6 +347,57 @@ func rulesTest(ctx context.Context, s *stdio, t *target, d directory, name, serv
 	}
 	fmt.Fprintf(s.out, "  %-10s %s\n", service, ref.URL)
 	return exitOK
+}
+
+// noRule prints, for rules test, that no rule applies to name and what
+// the server's DDDS discovery (urikit serve --dns) finds for it instead,
+// record by record (the directory's Discover), and returns the exit
+// status: 0 when discovery gives a redirect, else 1.
+func noRule(ctx context.Context, s *stdio, t *target, d directory, name, canon string, rules []resolver.Rule, service string) int {
+	why := "there are no rules"
+	switch {
+	case len(rules) == 1:
+		why = fmt.Sprintf("its canonical form %s does not lie under the one rule's prefix, %s", canon, rules[0].Prefix)
+	case len(rules) > 1:
+		why = fmt.Sprintf("its canonical form %s lies under none of the %d rules' prefixes", canon, len(rules))
+	}
+	disc, ok, err := d.Discover(ctx, name, service)
+	switch {
+	case errors.Is(err, resolver.ErrDiscoveryUnavailable):
+		fmt.Fprintf(s.out, "no rule applies to %s: %s\n  DDDS       the server's DNS server failed (a request is answered 503): %s\n", name, why, bareError(err))
+		return exitInvalid
+	case err != nil:
+		return fail(s, "rules test", t, err)
+	case !ok && t.remote():
+		fmt.Fprintf(s.out, "no rule applies to %s: %s\n  DDDS       the server cannot say what its DDDS discovery finds (it is older than this urikit); without it, a request is answered 404\n", name, why)
+		return exitInvalid
+	case !ok:
+		fmt.Fprintf(s.out, "no rule applies to %s: %s\n  DDDS       a server running on this directory with --dns would then try DDDS discovery (rules test --server URL shows what it finds); without it, a request is answered 404\n", name, why)
+		return exitInvalid
+	case !disc.Enabled || disc.Status == http.StatusNotFound:
+		fmt.Fprintf(s.out, "no rule applies to %s: %s\n  DDDS       %s; a request is answered 404\n", name, why, strings.TrimPrefix(disc.Why, "DDDS: "))
+		return exitInvalid
+	}
+	fmt.Fprintf(s.out, "%s takes no rule (%s); the server's DDDS discovery finds it\n", name, why)
+	for i, step := range disc.Path {
+		fmt.Fprintf(s.out, "  %-10s %s\n", fmt.Sprintf("step %d", i+1), step)
+	}
+	if disc.Status == http.StatusLoopDetected {
+		fmt.Fprintf(s.out, "  %-10s 508 Loop Detected: %s\n", service, disc.Why)
+		return exitInvalid
+	}
+	fmt.Fprintf(s.out, "  %-10s %s\n", service, disc.URL)
+	return exitOK
+}
+
+// bareError is err's message: a *resolver.Error's without the field it
+// names.
+func bareError(err error) string {
+	var e *resolver.Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
 }
 
 // duplicateJSON is a line of duplicates --json: the statuses only with

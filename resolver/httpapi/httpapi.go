@@ -169,6 +169,7 @@ func (h *handler) routes() []route {
 		{method: "POST", pattern: "/api/v1/rules", serve: h.api(h.addRule)},
 		{method: "GET", pattern: "/api/v1/rules", serve: h.api(h.listRules)},
 		{method: "DELETE", pattern: "/api/v1/rules/{id}", serve: h.api(h.removeRule)},
+		{method: "GET", pattern: "/api/v1/discovery", serve: h.api(h.discovery)},
 	}, h.listingRoutes()...)
 }
 
