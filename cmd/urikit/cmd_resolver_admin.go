@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -81,15 +83,16 @@ func runAuthority(args []string, s *stdio) int {
 				fmt.Fprint(s.out, authorityUsage)
 				return exitOK
 			}
-			fmt.Fprintf(s.err, "urikit authority token: say add or revoke\n\n%s", authorityUsage)
-			return exitUsage
+			if len(args) < 2 {
+				return usageErr(s, "authority", "token: say add or revoke")
+			}
+			return unknownCommand(s, "authority token", args[1], []string{"add", "revoke"})
 		}
 		sub = "token " + args[1]
 		args = args[1:]
 	case "add", "list", "transfer":
 	default:
-		fmt.Fprintf(s.err, "urikit authority: unknown subcommand %q\n\n%s", sub, authorityUsage)
-		return exitUsage
+		return unknownCommand(s, "authority", sub, []string{"add", "list", "token", "transfer"})
 	}
 	cmd := "authority " + sub
 	synopsis := map[string]string{
@@ -223,8 +226,7 @@ func runRules(args []string, s *stdio) int {
 		return exitOK
 	}
 	if _, ok := synopsis[sub]; !ok {
-		fmt.Fprintf(s.err, "urikit rules: unknown subcommand %q\n\n%s", sub, rulesUsage)
-		return exitUsage
+		return unknownCommand(s, "rules", sub, slices.Sorted(maps.Keys(synopsis)))
 	}
 	cmd := "rules " + sub
 	fs := newFlags(cmd, synopsis[sub], strings.TrimPrefix(rulesUsage, "usage: urikit rules SUBCOMMAND [options] ARG...\n\n")+targetHelp, s)
