@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -191,6 +192,10 @@ func logFailed(s *stdio, server string, withToken bool, err error) int {
 		return exitInvalid
 	case resolver.KindForbidden:
 		fmt.Fprintf(s.err, "urikit log: %s keeps its history to the admin, and the token given (--token or %s) is not the admin's\n", server, envToken)
+		return exitInvalid
+	}
+	if errors.Is(err, client.ErrNoRoute) {
+		fmt.Fprintf(s.err, "urikit log: %v%s\n", err, serverHint(server))
 		return exitInvalid
 	}
 	return fail(s, "log", nil, err)

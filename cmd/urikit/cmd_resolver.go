@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -371,6 +372,10 @@ func fail(s *stdio, cmd string, t *target, err error) int {
 			} else {
 				msg += "; nothing was changed"
 			}
+		case resolver.KindNotFound:
+			if t != nil && t.remote() && errors.Is(err, client.ErrNoRoute) {
+				msg += serverHint(t.server)
+			}
 		case resolver.KindUnavailable:
 			if t != nil && !t.remote() {
 				msg += " [" + t.String() + "]"
@@ -385,6 +390,26 @@ func fail(s *stdio, cmd string, t *target, err error) int {
 	}
 	fmt.Fprintf(s.err, "urikit %s: %v\n", cmd, err)
 	return exitInvalid
+}
+
+// serverHint says, for a server that has no resource at a path the client
+// made from --server (no-such-route), that --server is the server's base
+// URL: the API's paths are added to it. A URL given with the API's path
+// (http://host/api/v1) is the usual slip, and is named.
+func serverHint(server string) string {
+	u, err := url.Parse(server)
+	if err != nil {
+		return ""
+	}
+	p := strings.TrimRight(u.Path, "/")
+	for _, api := range []string{"/api/v1", "/api"} {
+		if strings.HasSuffix(p, api) {
+			base := *u
+			base.Path, base.RawPath = strings.TrimSuffix(p, api), ""
+			return fmt.Sprintf(" (--server takes the server's base URL, without %s: %s)", api, base.String())
+		}
+	}
+	return " (--server takes the server's base URL, such as https://resolver.example; is " + server + " it?)"
 }
 
 // badName reports a name that is not a URN, with a caret under the byte

@@ -48,9 +48,9 @@ func parseID(s *stdio, cmd, what, v string) (int64, bool) {
 	return n, true
 }
 
-const authorityUsage = `usage: urikit authority SUBCOMMAND [options] ARG...
-
-subcommands:
+// authorityAbout is what authority's help and its subcommands' say; the
+// subcommands' end with targetHelp, which says where and the exit status.
+const authorityAbout = `subcommands:
   add NAME PREFIX...          create a naming authority owning the name prefixes
                               (a NID, urn:nbn:, or a NID and the start of an NSS,
                               urn:nbn:de:101-); prints its first token, once
@@ -62,9 +62,11 @@ subcommands:
                               names, prefixes and history stay
 
 Only the admin token manages authorities (a maintainer may add and revoke
-its own authority's tokens). Options: --server URL --token TOKEN, or --data
-DIR, or --db DSN (see 'urikit register --help'). Exit status: 0 done, 1
-refused, 2 usage error.
+its own authority's tokens).`
+
+const authorityUsage = "usage: urikit authority SUBCOMMAND [options] ARG...\n\n" + authorityAbout + `
+Options: --server URL --token TOKEN, or --data DIR, or --db DSN (see
+'urikit register --help'). Exit status: 0 done, 1 refused, 2 usage error.
 `
 
 func runAuthority(args []string, s *stdio) int {
@@ -102,7 +104,7 @@ func runAuthority(args []string, s *stdio) int {
 		"token revoke": "authority token revoke ID TOKEN-ID",
 		"transfer":     "authority transfer ID NEWNAME",
 	}[sub]
-	fs := newFlags(cmd, synopsis, strings.TrimPrefix(authorityUsage, "usage: urikit authority SUBCOMMAND [options] ARG...\n\n")+targetHelp, s)
+	fs := newFlags(cmd, synopsis, authorityAbout+"\n"+targetHelp, s)
 	t := addTarget(fs)
 	pos, st := parseArgs(fs, args[1:], s)
 	if st >= 0 {
@@ -184,9 +186,9 @@ func printSecret(s *stdio, what, tok string) {
 	fmt.Fprintf(s.out, "%s (shown once, keep it safe):\n  %s\n", what, tok)
 }
 
-const rulesUsage = `usage: urikit rules SUBCOMMAND [options] ARG...
-
-subcommands:
+// rulesAbout is what rules' help and its subcommands' say (see
+// authorityAbout).
+const rulesAbout = `subcommands:
   add PREFIX TARGET   send every name under PREFIX (a NID, or a NID and the
                       start of an NSS) that has no record here to the resolver
                       at TARGET (its base URL), by redirect (RFC 2276)
@@ -205,8 +207,11 @@ given with --try URN (repeat) or --try-file FILE (one a line) is shown with
 where it goes now and where it would go after the change.
 
 A name's own record comes before every rule. Rules are managed with the
-admin token. Options: --server URL --token TOKEN, or --data DIR, or --db DSN
-(see 'urikit register --help'). Exit status: 0 done, 1 refused, 2 usage.
+admin token.`
+
+const rulesUsage = "usage: urikit rules SUBCOMMAND [options] ARG...\n\n" + rulesAbout + `
+Options: --server URL --token TOKEN, or --data DIR, or --db DSN (see
+'urikit register --help'). Exit status: 0 done, 1 refused, 2 usage error.
 `
 
 func runRules(args []string, s *stdio) int {
@@ -229,7 +234,7 @@ func runRules(args []string, s *stdio) int {
 		return unknownCommand(s, "rules", sub, slices.Sorted(maps.Keys(synopsis)))
 	}
 	cmd := "rules " + sub
-	fs := newFlags(cmd, synopsis[sub], strings.TrimPrefix(rulesUsage, "usage: urikit rules SUBCOMMAND [options] ARG...\n\n")+targetHelp, s)
+	fs := newFlags(cmd, synopsis[sub], rulesAbout+"\n"+targetHelp, s)
 	t := addTarget(fs)
 	service := "I2L"
 	var dryRun bool

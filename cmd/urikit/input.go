@@ -49,7 +49,9 @@ func newFlags(name, synopsis, about string, s *stdio) *flag.FlagSet {
 	fs.SetOutput(s.err)
 	fs.Usage = func() {
 		out := fs.Output()
-		fmt.Fprintf(out, "usage: urikit %s\n\n%s\n", synopsis, about)
+		// One blank line between the text and the options, whether about
+		// ends with a newline or not.
+		fmt.Fprintf(out, "usage: urikit %s\n\n%s\n", synopsis, strings.TrimRight(about, "\n"))
 		hasFlags := false
 		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
 		if hasFlags {
