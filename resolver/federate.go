@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"context"
+	"errors"
 
 	"github.com/urikit/urikit/urn"
 )
@@ -14,7 +15,18 @@ type Referral struct {
 	Via  string // "rule" or "ddds"
 	Rule Rule   // the rule taken, when Via is "rule"
 	Why  string // one line for people: which rule or NAPTR record, and why
+	// Path lists, for DDDS discovery, the NAPTR records taken, one a
+	// step, each with its output ("→ …") and, for the last one when it
+	// has flag S, the SRV record's target.
+	Path []string
 }
+
+// ErrDiscoveryUnavailable is in the chain of a Delegator's KindUnavailable
+// error when what it asks to find the other resolver (the DNS, for DDDS
+// discovery) failed or did not answer. The directory's own store is fine:
+// the HTTP layer says so with a problem type of its own (503, to be tried
+// again later).
+var ErrDiscoveryUnavailable = errors.New("discovery unavailable")
 
 // Delegator finds referrals. resolver/federate implements it.
 type Delegator interface {

@@ -535,11 +535,23 @@ func (n *newRecords) appendHistory(ctx context.Context, tx BulkTx, out []PutResu
 	return nil
 }
 
+// namespaceInvalid is the KindInvalid error of a name, in field, that
+// breaks its namespace's own syntax (urn.URN.Validate). The message does
+// not start as urn.NamespaceError's does, with "urn:NID:": after the
+// field's name ("urn: urn:isbn: an ISBN has…") that read as a stutter.
+func namespaceInvalid(field string, err error) *Error {
+	var ne *urn.NamespaceError
+	if errors.As(err, &ne) {
+		return invalid(field, -1, "the NSS %q breaks the rules of namespace %s (%s): %s", ne.NSS, ne.NID, ne.Ref, ne.Reason)
+	}
+	return invalid(field, -1, "%v", err)
+}
+
 // checkInput validates everything about a Put that needs no stored data,
 // and returns the record it describes and its aliases' keys.
 func (s *Service) checkInput(u urn.URN, in RecordInput) (Record, []string, error) {
 	if err := u.Validate(); err != nil {
-		return Record{}, nil, invalid("urn", -1, "%v", err)
+		return Record{}, nil, namespaceInvalid("urn", err)
 	}
 	rec := Record{URN: u.String(), Key: u.Key(), Status: Active, Redirect: in.Redirect}
 	switch rec.Redirect {
@@ -562,7 +574,7 @@ func (s *Service) checkInput(u urn.URN, in RecordInput) (Record, []string, error
 			return Record{}, nil, err
 		}
 		if err := au.Validate(); err != nil {
-			return Record{}, nil, invalid(field, -1, "%v", err)
+			return Record{}, nil, namespaceInvalid(field, err)
 		}
 		k := au.Key()
 		if slices.Contains(keys, k) {

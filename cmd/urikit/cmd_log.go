@@ -3,7 +3,9 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -33,18 +35,43 @@ func (h *logHeads) Set(v string) error {
 	seq, hash, ok := strings.Cut(v, ":")
 	n, err := strconv.ParseInt(seq, 10, 64)
 	if !ok || err != nil || n < 1 {
-		return fmt.Errorf("%q is not SEQ:HASH (an entry's number, a colon and its hash in base64, as urikit log prints them)", v)
+		return fmt.Errorf("%q is not SEQ:HASH (an entry's number, a colon and its hash, as urikit log prints them)", v)
 	}
-	b, err := base64.StdEncoding.DecodeString(hash)
-	if err != nil || len(b) != sha256.Size {
-		return fmt.Errorf("%q: the hash after the colon is not a SHA-256 in base64 (44 characters, as urikit log prints it)", v)
+	b, err := parseHash(hash)
+	if err != nil {
+		return fmt.Errorf("%q: the hash after the colon %v", v, err)
 	}
 	*h = append(*h, client.LogHead{Seq: n, Hash: b})
 	return nil
 }
 
+// parseHash reads a SHA-256 in either form a user meets it in: hex, as
+// urikit log and urikit verify print it and the web page shows it, or
+// base64, as the API gives it. The lengths tell them apart: 64 hex digits
+// (either case), 44 base64 characters (padding included); no string is
+// both.
+func parseHash(s string) ([]byte, error) {
+	var b []byte
+	var err error
+	switch len(s) {
+	case 2 * sha256.Size:
+		if b, err = hex.DecodeString(s); err != nil {
+			return nil, fmt.Errorf("has 64 characters but is not hex digits")
+		}
+	case base64.StdEncoding.EncodedLen(sha256.Size):
+		if b, err = base64.StdEncoding.DecodeString(s); err != nil {
+			return nil, fmt.Errorf("has 44 characters but is not base64")
+		}
+	default:
+		return nil, fmt.Errorf("is not a SHA-256: 64 hex digits (as urikit log and urikit verify print it) or 44 base64 characters (as the API gives it), not %d characters", len(s))
+	}
+	return b, nil
+}
+
+// formatHead is SEQ:HASH with the hash in hex, the form of urikit
+// verify's line and of the web page.
 func formatHead(h client.LogHead) string {
-	return strconv.FormatInt(h.Seq, 10) + ":" + base64.StdEncoding.EncodeToString(h.Hash)
+	return strconv.FormatInt(h.Seq, 10) + ":" + hex.EncodeToString(h.Hash)
 }
 
 // maxLogRounds bounds the reads after the last page: a directory written
@@ -64,9 +91,11 @@ func runLog(args []string, s *stdio) int {
 			"numbered without gaps, each linked to the one before by its hash, and the\n"+
 			"hash of every entry shown with its data recomputed. Entries about\n"+
 			"authorities, tokens and rules come without their data: their links are\n"+
-			"checked, their hashes cannot be. It prints the head, SEQ:HASH; keep it, and\n"+
-			"give it with --head on a later run, which then also checks that the\n"+
-			"history still leads to it: a history rewritten before it would not.\n"+
+			"checked, their hashes cannot be. It prints the head, SEQ:HASH (the hash in\n"+
+			"hex); keep it, and give it with --head on a later run, which then also\n"+
+			"checks that the history still leads to it: a history rewritten before it\n"+
+			"would not. --head takes the hash in hex (64 digits, as urikit log and\n"+
+			"urikit verify print it) or base64 (44 characters, as the API gives it).\n"+
 			"What an entry without data says is not checked: 'urikit verify', with the\n"+
 			"store, checks that too, and the records against the history.\n\n"+
 			"Options: --server URL (or "+envServer+"); --token, the admin token, only for a\n"+
@@ -163,6 +192,10 @@ func logFailed(s *stdio, server string, withToken bool, err error) int {
 		return exitInvalid
 	case resolver.KindForbidden:
 		fmt.Fprintf(s.err, "urikit log: %s keeps its history to the admin, and the token given (--token or %s) is not the admin's\n", server, envToken)
+		return exitInvalid
+	}
+	if errors.Is(err, client.ErrNoRoute) {
+		fmt.Fprintf(s.err, "urikit log: %v%s\n", err, serverHint(server))
 		return exitInvalid
 	}
 	return fail(s, "log", nil, err)

@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -133,6 +134,11 @@ type directory interface {
 	AddRule(ctx context.Context, prefix, target string) (resolver.Rule, error)
 	Rules(ctx context.Context) ([]resolver.Rule, error)
 	RemoveRule(ctx context.Context, id int64) error
+	// Discover is what the server's DDDS discovery finds for name, rules
+	// left aside (a dry run). ok is false when the directory cannot say:
+	// a store opened in process (discovery is the server's, with its
+	// --dns), or a server older than the operation.
+	Discover(ctx context.Context, name, service string) (d client.Discovery, ok bool, err error)
 
 	// EachRecord calls fn for every record, withdrawn ones too, in the
 	// order they were created.
@@ -229,6 +235,13 @@ func (d remoteDir) Rules(ctx context.Context) ([]resolver.Rule, error) {
 	return out, err
 }
 func (d remoteDir) RemoveRule(ctx context.Context, id int64) error { return d.c.RemoveRule(ctx, id) }
+func (d remoteDir) Discover(ctx context.Context, name, service string) (client.Discovery, bool, error) {
+	disc, err := d.c.Discover(ctx, name, service)
+	if errors.Is(err, client.ErrNoRoute) {
+		return client.Discovery{}, false, nil
+	}
+	return disc, err == nil, err
+}
 func (d remoteDir) EachRecord(ctx context.Context, fn func(resolver.Record) error) error {
 	return d.c.EachRecord(ctx, fn)
 }
@@ -303,6 +316,9 @@ func (d *localDir) Rules(ctx context.Context) ([]resolver.Rule, error) { return 
 func (d *localDir) RemoveRule(ctx context.Context, id int64) error {
 	return d.svc.RemoveRule(ctx, adminPrincipal, id)
 }
+func (d *localDir) Discover(context.Context, string, string) (client.Discovery, bool, error) {
+	return client.Discovery{}, false, nil
+}
 func (d *localDir) EachRecord(ctx context.Context, fn func(resolver.Record) error) error {
 	var after int64
 	for {
@@ -356,6 +372,10 @@ func fail(s *stdio, cmd string, t *target, err error) int {
 			} else {
 				msg += "; nothing was changed"
 			}
+		case resolver.KindNotFound:
+			if t != nil && t.remote() && errors.Is(err, client.ErrNoRoute) {
+				msg += serverHint(t.server)
+			}
 		case resolver.KindUnavailable:
 			if t != nil && !t.remote() {
 				msg += " [" + t.String() + "]"
@@ -370,6 +390,26 @@ func fail(s *stdio, cmd string, t *target, err error) int {
 	}
 	fmt.Fprintf(s.err, "urikit %s: %v\n", cmd, err)
 	return exitInvalid
+}
+
+// serverHint says, for a server that has no resource at a path the client
+// made from --server (no-such-route), that --server is the server's base
+// URL: the API's paths are added to it. A URL given with the API's path
+// (http://host/api/v1) is the usual slip, and is named.
+func serverHint(server string) string {
+	u, err := url.Parse(server)
+	if err != nil {
+		return ""
+	}
+	p := strings.TrimRight(u.Path, "/")
+	for _, api := range []string{"/api/v1", "/api"} {
+		if strings.HasSuffix(p, api) {
+			base := *u
+			base.Path, base.RawPath = strings.TrimSuffix(p, api), ""
+			return fmt.Sprintf(" (--server takes the server's base URL, without %s: %s)", api, base.String())
+		}
+	}
+	return " (--server takes the server's base URL, such as https://resolver.example; is " + server + " it?)"
 }
 
 // badName reports a name that is not a URN, with a caret under the byte

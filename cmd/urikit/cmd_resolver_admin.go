@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -45,9 +48,9 @@ func parseID(s *stdio, cmd, what, v string) (int64, bool) {
 	return n, true
 }
 
-const authorityUsage = `usage: urikit authority SUBCOMMAND [options] ARG...
-
-subcommands:
+// authorityAbout is what authority's help and its subcommands' say; the
+// subcommands' end with targetHelp, which says where and the exit status.
+const authorityAbout = `subcommands:
   add NAME PREFIX...          create a naming authority owning the name prefixes
                               (a NID, urn:nbn:, or a NID and the start of an NSS,
                               urn:nbn:de:101-); prints its first token, once
@@ -59,9 +62,11 @@ subcommands:
                               names, prefixes and history stay
 
 Only the admin token manages authorities (a maintainer may add and revoke
-its own authority's tokens). Options: --server URL --token TOKEN, or --data
-DIR, or --db DSN (see 'urikit register --help'). Exit status: 0 done, 1
-refused, 2 usage error.
+its own authority's tokens).`
+
+const authorityUsage = "usage: urikit authority SUBCOMMAND [options] ARG...\n\n" + authorityAbout + `
+Options: --server URL --token TOKEN, or --data DIR, or --db DSN (see
+'urikit register --help'). Exit status: 0 done, 1 refused, 2 usage error.
 `
 
 func runAuthority(args []string, s *stdio) int {
@@ -80,15 +85,16 @@ func runAuthority(args []string, s *stdio) int {
 				fmt.Fprint(s.out, authorityUsage)
 				return exitOK
 			}
-			fmt.Fprintf(s.err, "urikit authority token: say add or revoke\n\n%s", authorityUsage)
-			return exitUsage
+			if len(args) < 2 {
+				return usageErr(s, "authority", "token: say add or revoke")
+			}
+			return unknownCommand(s, "authority token", args[1], []string{"add", "revoke"})
 		}
 		sub = "token " + args[1]
 		args = args[1:]
 	case "add", "list", "transfer":
 	default:
-		fmt.Fprintf(s.err, "urikit authority: unknown subcommand %q\n\n%s", sub, authorityUsage)
-		return exitUsage
+		return unknownCommand(s, "authority", sub, []string{"add", "list", "token", "transfer"})
 	}
 	cmd := "authority " + sub
 	synopsis := map[string]string{
@@ -98,7 +104,7 @@ func runAuthority(args []string, s *stdio) int {
 		"token revoke": "authority token revoke ID TOKEN-ID",
 		"transfer":     "authority transfer ID NEWNAME",
 	}[sub]
-	fs := newFlags(cmd, synopsis, strings.TrimPrefix(authorityUsage, "usage: urikit authority SUBCOMMAND [options] ARG...\n\n")+targetHelp, s)
+	fs := newFlags(cmd, synopsis, authorityAbout+"\n"+targetHelp, s)
 	t := addTarget(fs)
 	pos, st := parseArgs(fs, args[1:], s)
 	if st >= 0 {
@@ -180,9 +186,9 @@ func printSecret(s *stdio, what, tok string) {
 	fmt.Fprintf(s.out, "%s (shown once, keep it safe):\n  %s\n", what, tok)
 }
 
-const rulesUsage = `usage: urikit rules SUBCOMMAND [options] ARG...
-
-subcommands:
+// rulesAbout is what rules' help and its subcommands' say (see
+// authorityAbout).
+const rulesAbout = `subcommands:
   add PREFIX TARGET   send every name under PREFIX (a NID, or a NID and the
                       start of an NSS) that has no record here to the resolver
                       at TARGET (its base URL), by redirect (RFC 2276)
@@ -190,8 +196,10 @@ subcommands:
   remove ID           delete a rule
   test URN            the rule URN takes (the longest matching prefix, compared
                       in canonical form or in the name's key form) and the
-                      redirect it gives, or that none does; exit status 1
-                      when none does
+                      redirect it gives; when none does, what the server's
+                      DDDS discovery (serve --dns) finds: the NAPTR and SRV
+                      records taken and the redirect, or why there is none;
+                      exit status 1 when there is no redirect
 
 add and remove take --dry-run: the change is checked as the server would
 check it and written nowhere; the rules it meets are listed, and each name
@@ -199,8 +207,11 @@ given with --try URN (repeat) or --try-file FILE (one a line) is shown with
 where it goes now and where it would go after the change.
 
 A name's own record comes before every rule. Rules are managed with the
-admin token. Options: --server URL --token TOKEN, or --data DIR, or --db DSN
-(see 'urikit register --help'). Exit status: 0 done, 1 refused, 2 usage.
+admin token.`
+
+const rulesUsage = "usage: urikit rules SUBCOMMAND [options] ARG...\n\n" + rulesAbout + `
+Options: --server URL --token TOKEN, or --data DIR, or --db DSN (see
+'urikit register --help'). Exit status: 0 done, 1 refused, 2 usage error.
 `
 
 func runRules(args []string, s *stdio) int {
@@ -220,11 +231,10 @@ func runRules(args []string, s *stdio) int {
 		return exitOK
 	}
 	if _, ok := synopsis[sub]; !ok {
-		fmt.Fprintf(s.err, "urikit rules: unknown subcommand %q\n\n%s", sub, rulesUsage)
-		return exitUsage
+		return unknownCommand(s, "rules", sub, slices.Sorted(maps.Keys(synopsis)))
 	}
 	cmd := "rules " + sub
-	fs := newFlags(cmd, synopsis[sub], strings.TrimPrefix(rulesUsage, "usage: urikit rules SUBCOMMAND [options] ARG...\n\n")+targetHelp, s)
+	fs := newFlags(cmd, synopsis[sub], rulesAbout+"\n"+targetHelp, s)
 	t := addTarget(fs)
 	service := "I2L"
 	var dryRun bool
@@ -329,8 +339,7 @@ func rulesTest(ctx context.Context, s *stdio, t *target, d directory, name, serv
 		return fail(s, cmd, t, err)
 	}
 	if !ok {
-		fmt.Fprintf(s.out, "no rule applies to %s: its canonical form %s lies under none of the %s\n", name, canon, plural(len(rules), "rule's prefix", "rules' prefixes"))
-		return exitInvalid
+		return noRule(ctx, s, t, d, name, canon, rules, service)
 	}
 	fmt.Fprintf(s.out, "%s takes rule %d: %s → %s\n", name, ref.Rule.ID, ref.Rule.Prefix, ref.Rule.Target)
 	form := "canonical form " + canon
@@ -345,6 +354,57 @@ func rulesTest(ctx context.Context, s *stdio, t *target, d directory, name, serv
 	}
 	fmt.Fprintf(s.out, "  %-10s %s\n", service, ref.URL)
 	return exitOK
+}
+
+// noRule prints, for rules test, that no rule applies to name and what
+// the server's DDDS discovery (urikit serve --dns) finds for it instead,
+// record by record (the directory's Discover), and returns the exit
+// status: 0 when discovery gives a redirect, else 1.
+func noRule(ctx context.Context, s *stdio, t *target, d directory, name, canon string, rules []resolver.Rule, service string) int {
+	why := "there are no rules"
+	switch {
+	case len(rules) == 1:
+		why = fmt.Sprintf("its canonical form %s does not lie under the one rule's prefix, %s", canon, rules[0].Prefix)
+	case len(rules) > 1:
+		why = fmt.Sprintf("its canonical form %s lies under none of the %d rules' prefixes", canon, len(rules))
+	}
+	disc, ok, err := d.Discover(ctx, name, service)
+	switch {
+	case errors.Is(err, resolver.ErrDiscoveryUnavailable):
+		fmt.Fprintf(s.out, "no rule applies to %s: %s\n  DDDS       the server's DNS server failed (a request is answered 503): %s\n", name, why, bareError(err))
+		return exitInvalid
+	case err != nil:
+		return fail(s, "rules test", t, err)
+	case !ok && t.remote():
+		fmt.Fprintf(s.out, "no rule applies to %s: %s\n  DDDS       the server cannot say what its DDDS discovery finds (it is older than this urikit); without it, a request is answered 404\n", name, why)
+		return exitInvalid
+	case !ok:
+		fmt.Fprintf(s.out, "no rule applies to %s: %s\n  DDDS       a server running on this directory with --dns would then try DDDS discovery (rules test --server URL shows what it finds); without it, a request is answered 404\n", name, why)
+		return exitInvalid
+	case !disc.Enabled || disc.Status == http.StatusNotFound:
+		fmt.Fprintf(s.out, "no rule applies to %s: %s\n  DDDS       %s; a request is answered 404\n", name, why, strings.TrimPrefix(disc.Why, "DDDS: "))
+		return exitInvalid
+	}
+	fmt.Fprintf(s.out, "%s takes no rule (%s); the server's DDDS discovery finds it\n", name, why)
+	for i, step := range disc.Path {
+		fmt.Fprintf(s.out, "  %-10s %s\n", fmt.Sprintf("step %d", i+1), step)
+	}
+	if disc.Status == http.StatusLoopDetected {
+		fmt.Fprintf(s.out, "  %-10s 508 Loop Detected: %s\n", service, disc.Why)
+		return exitInvalid
+	}
+	fmt.Fprintf(s.out, "  %-10s %s\n", service, disc.URL)
+	return exitOK
+}
+
+// bareError is err's message: a *resolver.Error's without the field it
+// names.
+func bareError(err error) string {
+	var e *resolver.Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
 }
 
 // duplicateJSON is a line of duplicates --json: the statuses only with

@@ -264,7 +264,7 @@ func (imp *importer) run() int {
 	imp.withdrawn.Store(imp.state.Withdrawn)
 	imp.bad.Store(imp.state.Bad)
 	if resume > 0 {
-		fmt.Fprintf(s.err, "urikit import: resuming after line %d (%s records done before, %s)\n", resume, count(imp.state.Records), imp.statePath)
+		fmt.Fprintf(s.err, "urikit import: resuming after line %d (%s done before, %s)\n", resume, counted(imp.state.Records, "record", "records"), imp.statePath)
 	}
 
 	// An import allocates much and keeps little (the few batches in
@@ -388,9 +388,9 @@ func (imp *importer) run() int {
 			fmt.Fprintf(s.err, "urikit import: removing %s: %v\n", imp.statePath, err)
 		}
 	}
-	fmt.Fprintf(s.out, "imported %s records into the %s: %s created, %s replaced or already there, %s withdrawn; %s bad rows skipped (%.1fs, %s records/s)\n",
-		count(imp.done.Load()), imp.t, count(imp.created.Load()), count(imp.done.Load()-imp.created.Load()),
-		count(imp.withdrawn.Load()), count(imp.bad.Load()), elapsed.Seconds(), count(int64(rate)))
+	fmt.Fprintf(s.out, "imported %s into the %s: %s created, %s replaced or already there, %s withdrawn; %s skipped (%.1fs, %s records/s)\n",
+		counted(imp.done.Load(), "record", "records"), imp.t, count(imp.created.Load()), count(imp.done.Load()-imp.created.Load()),
+		count(imp.withdrawn.Load()), counted(imp.bad.Load(), "bad row", "bad rows"), elapsed.Seconds(), count(int64(rate)))
 	if imp.bad.Load() > 0 {
 		return exitInvalid
 	}
@@ -469,8 +469,8 @@ func (imp *importer) readJobs(ctx context.Context, jobs chan<- *job, resume, siz
 // end: which line, and why; what is in; and what to do.
 func (imp *importer) readStopped(err error) {
 	s := imp.s
-	done := fmt.Sprintf("%s records are in (%s created, %s withdrawn), %s bad rows skipped",
-		count(imp.done.Load()), count(imp.created.Load()), count(imp.withdrawn.Load()), count(imp.bad.Load()))
+	done := fmt.Sprintf("%s in (%s created, %s withdrawn), %s skipped",
+		counted(imp.done.Load(), "record is", "records are"), count(imp.created.Load()), count(imp.withdrawn.Load()), counted(imp.bad.Load(), "bad row", "bad rows"))
 	var ue *recordio.UnreadableError
 	if !errors.As(err, &ue) {
 		// The input itself failed (a disk, a pipe), not its content.
@@ -765,7 +765,7 @@ func (imp *importer) drawProgress(start time.Time) {
 	if imp.size > 0 {
 		frac = min(float64(imp.read.Load())/float64(imp.size), 1)
 	}
-	stats := fmt.Sprintf("%s records, %s bad, %s/s", count(n), count(imp.bad.Load()), count(int64(rate)))
+	stats := fmt.Sprintf("%s, %s bad, %s/s", counted(n, "record", "records"), count(imp.bad.Load()), count(int64(rate)))
 	if !imp.tty {
 		if frac >= 0 {
 			stats = fmt.Sprintf("%3.0f%%  %s", 100*frac, stats)
@@ -794,6 +794,15 @@ func (imp *importer) clearLine() {
 func isTerminalWriter(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd())) && os.Getenv("TERM") != "dumb"
+}
+
+// counted is n, written by count, and the noun for one or for many:
+// "1 record", "2,000 records".
+func counted(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return count(n) + " " + many
 }
 
 // count writes n with thousands separators.
@@ -1157,12 +1166,12 @@ func runExport(args []string, s *stdio) int {
 		if *outPath != "" {
 			where = *outPath
 		}
-		fmt.Fprintf(s.err, "urikit export: %s records as %s to %s\n", count(n-left), f, where)
+		fmt.Fprintf(s.err, "urikit export: %s as %s to %s\n", counted(n-left, "record", "records"), f, where)
 		if left > 0 {
-			fmt.Fprintf(s.err, "urikit export: %s withdrawn records left out: CSV cannot say a name is withdrawn (use --format jsonl)\n", count(left))
+			fmt.Fprintf(s.err, "urikit export: %s left out: CSV cannot say a name is withdrawn (use --format jsonl)\n", counted(left, "withdrawn record", "withdrawn records"))
 		}
 		if partial > 0 {
-			fmt.Fprintf(s.err, "urikit export: %s records lost their aliases, metadata or redirect status: CSV cannot hold them (use --format jsonl)\n", count(partial))
+			fmt.Fprintf(s.err, "urikit export: %s aliases, metadata or redirect status: CSV cannot hold them (use --format jsonl)\n", counted(partial, "record lost its", "records lost their"))
 		}
 		return exitOK
 	})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -68,12 +69,13 @@ func rulesDryRun(ctx context.Context, s *stdio, cmd string, t *target, d directo
 		fmt.Fprintln(s.out, line)
 	}
 	changed, bad := 0, 0
+	ddds := dddsMemo{}
 	for _, try := range tries {
 		name := try.name
-		now, err := destination(ctx, d, before, name, service)
+		now, err := destination(ctx, d, before, name, service, ddds)
 		if err == nil {
 			var then string
-			if then, err = destination(ctx, d, after, name, service); err == nil {
+			if then, err = destination(ctx, d, after, name, service, ddds); err == nil {
 				if now == then {
 					fmt.Fprintf(s.out, "same      %s: %s\n", name, now)
 				} else {
@@ -192,9 +194,9 @@ func prefixUnder(p, q string) bool {
 // destination says where name goes under rules, as the server would
 // answer it: its own record here (410 when withdrawn), a reserved alias,
 // the redirect of the rule it takes (508 when it has been handed on too
-// often), or no rule. The answers before and after a change are compared
-// as strings.
-func destination(ctx context.Context, d directory, rules []resolver.Rule, name, service string) (string, error) {
+// often), or no rule, and then what the server's DDDS discovery finds
+// (ddds). The answers before and after a change are compared as strings.
+func destination(ctx context.Context, d directory, rules []resolver.Rule, name, service string, ddds dddsMemo) (string, error) {
 	u, err := resolver.ParseName("urn", name)
 	if err != nil {
 		return "", err
@@ -218,7 +220,7 @@ func destination(ctx context.Context, d directory, rules []resolver.Rule, name, 
 		return "", err
 	}
 	if !ok {
-		return "no rule: 404 (or DDDS discovery, when the server runs with --dns)", nil
+		return ddds.destination(ctx, d, name, service)
 	}
 	rule := "the new rule"
 	if ref.Rule.ID != 0 {
@@ -230,6 +232,39 @@ func destination(ctx context.Context, d directory, rules []resolver.Rule, name, 
 		return fmt.Sprintf("%s (%s), but 508 Loop Detected: handed on %d times already", rule, ref.Rule.Prefix, hops), nil
 	}
 	return fmt.Sprintf("%s (%s) → %s", rule, ref.Rule.Prefix, ref.URL), nil
+}
+
+// dddsMemo keeps, by name, where the server's DDDS discovery sends a name
+// no rule applies to: the rules do not change it, so a dry run asks once
+// a name for before and after the change.
+type dddsMemo map[string]string
+
+// destination says where the server's DDDS discovery (urikit serve --dns)
+// sends name, which no rule applies to: a redirect, 404 and why (no NAPTR
+// records, a chain that breaks, discovery off), or 503 when the DNS
+// server fails. On a data directory the discovery is not there to ask.
+func (m dddsMemo) destination(ctx context.Context, d directory, name, service string) (string, error) {
+	if v, ok := m[name]; ok {
+		return v, nil
+	}
+	disc, ok, err := d.Discover(ctx, name, service)
+	var v string
+	switch {
+	case errors.Is(err, resolver.ErrDiscoveryUnavailable):
+		v = "no rule; DDDS discovery: 503, the server's DNS server failed: " + bareError(err)
+	case err != nil:
+		return "", err
+	case !ok:
+		v = "no rule: 404 (or DDDS discovery, when the server runs with --dns)"
+	case disc.Status == http.StatusSeeOther:
+		v = "no rule; DDDS discovery → " + disc.URL
+	case disc.Status == http.StatusLoopDetected:
+		v = "no rule; DDDS discovery, but 508 Loop Detected: " + disc.Why
+	default:
+		v = "no rule: 404 (" + disc.Why + ")"
+	}
+	m[name] = v
+	return v, nil
 }
 
 // tryName is a name a dry run tries, with where it came from: "" for

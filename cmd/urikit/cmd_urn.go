@@ -47,8 +47,7 @@ func runURN(args []string, s *stdio) int {
 	case "equal":
 		return runURNEqual(args[1:], s)
 	}
-	fmt.Fprintf(s.err, "urikit urn: unknown subcommand %q\n\n%s", args[0], urnUsage)
-	return exitUsage
+	return unknownCommand(s, "urn", args[0], []string{"parse", "check", "canon", "equal"})
 }
 
 // urnFail reports a parse error with a caret under the offending byte, on

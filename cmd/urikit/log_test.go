@@ -2,6 +2,8 @@ package main
 
 import (
 	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -32,12 +34,16 @@ func TestLogChecksTheChain(t *testing.T) {
 	cli(t, exitOK, "withdraw", "urn:example:b", "--successor", "urn:example:c")
 	t.Setenv(envToken, "") // a reader has none
 
-	headRE := regexp.MustCompile(`(?m)^head: (\d+:\S+)$`)
+	headRE := regexp.MustCompile(`(?m)^head: (\d+:[0-9a-f]{64})$`) // hex, as verify prints it
 	out, _ = cli(t, exitOK, "log")
 	if !strings.Contains(out, ": 7 entries checked (3 entries without data): every link holds\n") {
 		t.Fatalf("log: %s", out)
 	}
-	kept := headRE.FindStringSubmatch(out)[1]
+	hm := headRE.FindStringSubmatch(out)
+	if hm == nil {
+		t.Fatalf("log printed no head SEQ:HEX: %s", out)
+	}
+	kept := hm[1]
 	// --json puts the entries on standard output, the summary on
 	// standard error.
 	js, errs := cli(t, exitOK, "log", "--server", srv.URL, "--json")
@@ -58,10 +64,35 @@ func TestLogChecksTheChain(t *testing.T) {
 	if !strings.Contains(out, "8 entries checked") || !strings.Contains(out, "the log still leads to the 1 head kept") {
 		t.Fatalf("log --head: %s", out)
 	}
+	// The same head with its hash in base64, as the API gives it; and the
+	// head urikit verify prints (in hex, on the data directory).
+	seq, hexHash, _ := strings.Cut(kept, ":")
+	raw, err := hex.DecodeString(hexHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ = cli(t, exitOK, "log", "--head", seq+":"+base64.StdEncoding.EncodeToString(raw))
+	if !strings.Contains(out, "the log still leads to the 1 head kept") {
+		t.Fatalf("log --head in base64: %s", out)
+	}
+	out, _ = cli(t, exitOK, "verify", "--data", data)
+	m := regexp.MustCompile(`the last (\d+) with hash ([0-9a-f]{64})\n`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("verify: %s", out)
+	}
+	out, _ = cli(t, exitOK, "log", "--head", m[1]+":"+m[2], "--head", m[1]+":"+strings.ToUpper(m[2]))
+	if !strings.Contains(out, "the log still leads to the 2 heads kept") || !strings.Contains(out, "head: "+m[1]+":"+m[2]+"\n") {
+		t.Fatalf("log --head as verify printed it: %s", out)
+	}
 	cli(t, exitUsage, "log", "--head", "7")
 	cli(t, exitUsage, "log", "--head", "x:abc")
 	cli(t, exitUsage, "log", "--head", "3:not base64!")
 	cli(t, exitUsage, "log", "--head", "5:AAAA") // a hash of the wrong length: a typo, not a rewrite
+	cli(t, exitUsage, "log", "--head", "5:"+strings.Repeat("g", 64))
+	_, errs = cli(t, exitUsage, "log", "--head", "5:"+hexHash[:63])
+	if !strings.Contains(errs, "64 hex digits (as urikit log and urikit verify print it) or 44 base64 characters") {
+		t.Fatalf("a hash one digit short: %s", errs)
+	}
 
 	// Edits made in the database, with the server stopped.
 	if err := srv.Stop(t); err != nil {

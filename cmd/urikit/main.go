@@ -60,11 +60,30 @@ func run(args []string, s *stdio) int {
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(s.err, "urikit: unknown command %q\n\n", args[0])
-		usage(s.err)
-		return exitUsage
+		names := make([]string, 0, len(commands))
+		for n := range commands {
+			names = append(names, n)
+		}
+		return unknownCommand(s, "", args[0], names)
 	}
 	return c.run(args[1:], s)
+}
+
+// unknownCommand reports a command (a subcommand of parent, when parent is
+// not "") that does not exist, on one line: the one it is close to, if
+// there is one, and where the list is, rather than the list itself, under
+// which the error would scroll away.
+func unknownCommand(s *stdio, parent, name string, names []string) int {
+	cmd, what := "urikit", "command"
+	if parent != "" {
+		cmd, what = "urikit "+parent, "subcommand"
+	}
+	msg := fmt.Sprintf("%s: unknown %s %q", cmd, what, name)
+	if c := closest(name, names); c != "" {
+		msg += fmt.Sprintf(" (did you mean '%s %s'?)", cmd, c)
+	}
+	fmt.Fprintf(s.err, "%s; '%s --help' lists the %ss\n", msg, cmd, what)
+	return exitUsage
 }
 
 func usage(w io.Writer) {

@@ -120,3 +120,36 @@ func TestCaretWindow(t *testing.T) {
 		t.Errorf("short input: %q", out)
 	}
 }
+
+// TestFlagErrors: a flag a command does not take, or a bad value for one,
+// is a usage error like the others: one line naming the command and the
+// flag as written, the flag it is close to if there is one, and where the
+// help is; not the flag package's bare message and the whole help. An
+// unknown command is one line too, with the command it is close to.
+func TestFlagErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--adr", "x"}, "urikit serve: flag provided but not defined: --adr (did you mean --addr?)\n(run 'urikit serve --help')\n"},
+		{[]string{"register", "urn:example:a", "https://example.org/", "--tpye", "text/html"},
+			"urikit register: flag provided but not defined: --tpye (did you mean --type?)\n(run 'urikit register --help')\n"},
+		{[]string{"import", "--wokers", "2", "f.jsonl"}, "urikit import: flag provided but not defined: --wokers (did you mean --workers?)\n(run 'urikit import --help')\n"},
+		{[]string{"log", "--sever", "http://x"}, "urikit log: flag provided but not defined: --sever (did you mean --server?)\n(run 'urikit log --help')\n"},
+		{[]string{"rules", "add", "urn:a1:", "https://x/", "--dry"}, "urikit rules add: flag provided but not defined: --dry (did you mean --dry-run?)\n(run 'urikit rules add --help')\n"},
+		{[]string{"parse", "-nope=1", "a:b"}, "urikit parse: flag provided but not defined: -nope\n(run 'urikit parse --help')\n"},
+		{[]string{"serve", "--cache", "many"}, "urikit serve: invalid value \"many\" for flag --cache: parse error\n(run 'urikit serve --help')\n"},
+		// A value left out at the end is not taken from the "--" that
+		// ends the options.
+		{[]string{"serve", "--data"}, "urikit serve: flag needs an argument: --data\n(run 'urikit serve --help')\n"},
+		{[]string{"serv"}, "urikit: unknown command \"serv\" (did you mean 'urikit serve'?); 'urikit --help' lists the commands\n"},
+		{[]string{"frob"}, "urikit: unknown command \"frob\"; 'urikit --help' lists the commands\n"},
+		{[]string{"rules", "tset", "urn:a1:b"}, "urikit rules: unknown subcommand \"tset\" (did you mean 'urikit rules test'?); 'urikit rules --help' lists the subcommands\n"},
+		{[]string{"urn", "pasre"}, "urikit urn: unknown subcommand \"pasre\" (did you mean 'urikit urn parse'?); 'urikit urn --help' lists the subcommands\n"},
+	} {
+		code, out, errs := runCLI("", c.args...)
+		if code != exitUsage || errs != c.want || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr\n%s\nwant 2 and\n%s", c.args, code, out, errs, c.want)
+		}
+	}
+}

@@ -99,7 +99,7 @@ func TestImportExportRoundTrip(t *testing.T) {
 	if string(csv1) != wantCSV {
 		t.Fatalf("CSV export:\n%s\nwant\n%s", csv1, wantCSV)
 	}
-	if !strings.Contains(errs, "1 withdrawn records left out") || !strings.Contains(errs, "1 records lost their aliases") {
+	if !strings.Contains(errs, "1 withdrawn record left out") || !strings.Contains(errs, "1 record lost its aliases") {
 		t.Fatalf("CSV export report: %s", errs)
 	}
 	d3 := newDataDir(t)
@@ -242,7 +242,7 @@ func TestImportBadRows(t *testing.T) {
 	}
 	// Standard input: no state file, no resume.
 	code, out, errs := runCLI(`{"urn":"urn:example:stdin","locations":[{"url":"https://example.org/in"}]}`+"\n", "import", "-", "--data", d)
-	if code != exitOK || !strings.Contains(out, "imported 1 records") {
+	if code != exitOK || !strings.Contains(out, "imported 1 record into") {
 		t.Fatalf("stdin: %d %s %s", code, out, errs)
 	}
 }
@@ -485,12 +485,21 @@ func TestImportWithdrawnAsItsOwnSuccessor(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
 		}
 	}
-	if !strings.Contains(out, "imported 1 records") || !strings.Contains(out, "1 withdrawn; 2 bad rows skipped") {
+	if !strings.Contains(out, "imported 1 record into") || !strings.Contains(out, "1 withdrawn; 2 bad rows skipped") {
 		t.Fatalf("report: %s\n%s", out, errs)
 	}
 	cli(t, exitInvalid, "lookup", "urn:example:self", "--data", d)
 	cli(t, exitInvalid, "lookup", "urn:example:self2", "--data", d)
 	cli(t, exitOK, "lookup", "urn:example:moved", "--data", d)
+	// One record is "1 record", in export's summary as in import's.
+	_, errs = cli(t, exitOK, "export", "--format", "csv", "--data", d)
+	if errs != "urikit export: 0 records as csv to standard output\n"+
+		"urikit export: 1 withdrawn record left out: CSV cannot say a name is withdrawn (use --format jsonl)\n" {
+		t.Errorf("export of 1 withdrawn record as CSV: %q", errs)
+	}
+	if _, errs = cli(t, exitOK, "export", "--data", d); errs != "urikit export: 1 record as jsonl to standard output\n" {
+		t.Errorf("export of 1 record: %q", errs)
+	}
 }
 
 // TestImportStopsAtUnreadableLine: a CSV quote left open stops the import
@@ -533,7 +542,7 @@ func TestImportStopsAtUnreadableLine(t *testing.T) {
 			for _, want := range []string{
 				in + " line 5: record urn:example:q3 (lines 5-5) skipped: 2 fields, the header has 4",
 				in + " line 6 cannot be read: a quoted field opened here is not closed properly before line 7",
-				"stopped at line 6: 2 records are in (2 created, 0 withdrawn), 1 bad rows skipped",
+				"stopped at line 6: 2 records are in (2 created, 0 withdrawn), 1 bad row skipped",
 				"correct line 6, then run the same command again: it goes on from line 6 (" + in + stateSuffix + " keeps the place; lines 1 to 5 must stay as they are)",
 			} {
 				if !strings.Contains(errs, want) {
@@ -578,7 +587,7 @@ func TestImportStopsAtUnreadableLine(t *testing.T) {
 			out, errs = cli(t, exitInvalid, imp...) // the bad row of the first run counts still
 			if !strings.Contains(errs, "has changed since the import stopped, but not in lines 1 to 5") ||
 				!strings.Contains(errs, "resuming after line 5") || strings.Contains(errs, "line 5: record") ||
-				!strings.Contains(out, "imported 4 records") || !strings.Contains(out, "4 created") || !strings.Contains(out, "1 bad rows skipped") {
+				!strings.Contains(out, "imported 4 records") || !strings.Contains(out, "4 created") || !strings.Contains(out, "1 bad row skipped") {
 				t.Fatalf("rerun after the correction:\n%s\n%s", out, errs)
 			}
 			cli(t, exitOK, append([]string{"lookup", "urn:example:q4", "urn:example:q5"}, lookup...)...)
@@ -599,7 +608,7 @@ func TestImportStopsAtUnreadableLine(t *testing.T) {
 	for _, want := range []string{
 		in + " line 4 cannot be read: a quoted field opened here is not closed properly",
 		"(RFC 4180 §2: a quote in a field is doubled); the record urn:example:z1 (from line 3) is not imported either\n",
-		"stopped at line 4: 1 records are in", "it goes on from line 3",
+		"stopped at line 4: 1 record is in", "it goes on from line 3",
 	} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)

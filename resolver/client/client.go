@@ -93,6 +93,11 @@ func kindOf(status int) resolver.Kind {
 // requests, will not help.
 var ErrNotAPI = errors.New("the answer is not from a urikit resolver's API")
 
+// ErrNoRoute is in the error of an answer of problem type no-such-route:
+// the server has no such resource (the path is wrong, or the server is
+// older than the operation).
+var ErrNoRoute = errors.New("no such resource on the server")
+
 // NameSegment writes a name as one path segment of /api/v1/names/: the
 // server decodes the segment once, so "%" and "/" (and "?" and "#", which
 // would end the path) are percent-encoded.
@@ -174,8 +179,14 @@ func (c *Client) doFields(ctx context.Context, method, path string, f *fields, i
 			e.Offset = *p.Offset
 		}
 		e.Message = bareMessage(e)
-		if resp.StatusCode == http.StatusNotFound && strings.HasSuffix(p.Type, "#reserved") { // a dropped alias (docs/httpapi.md)
+		// Problem types callers act on (docs/httpapi.md).
+		switch {
+		case resp.StatusCode == http.StatusNotFound && strings.HasSuffix(p.Type, "#reserved"): // a dropped alias
 			e.Err = resolver.ErrReserved
+		case resp.StatusCode == http.StatusNotFound && strings.HasSuffix(p.Type, "#no-such-route"):
+			e.Err = ErrNoRoute
+		case resp.StatusCode == http.StatusServiceUnavailable && strings.HasSuffix(p.Type, "#delegation-unavailable"):
+			e.Err = resolver.ErrDiscoveryUnavailable
 		}
 		return resp.StatusCode, e
 	}
@@ -652,6 +663,40 @@ func (c *Client) Rules(ctx context.Context) ([]RuleInfo, error) {
 func (c *Client) RemoveRule(ctx context.Context, id int64) error {
 	_, err := c.do(ctx, http.MethodDelete, "/api/v1/rules/"+strconv.FormatInt(id, 10), nil, nil)
 	return err
+}
+
+// Discovery is what the server's DDDS discovery finds for a name, rules
+// left aside (GET /api/v1/discovery).
+type Discovery struct {
+	URN     string `json:"urn"`
+	Service string `json:"service"`
+	// Enabled is whether the server runs DDDS discovery (urikit serve
+	// --dns).
+	Enabled bool `json:"enabled"`
+	// Status is what a resolution request for the name, with no record
+	// and no rule, is answered: 303 to URL, 404, or 508.
+	Status int    `json:"status"`
+	URL    string `json:"url"`
+	// Path lists the NAPTR records taken, each with its output, and the
+	// SRV target.
+	Path []string `json:"path"`
+	// Why says on one line what was found, or why nothing was.
+	Why string `json:"why"`
+}
+
+// Discover asks the server what its DDDS discovery (RFC 3404) finds for
+// name and service (admin): a dry run that goes through the DNS, never
+// to the resolver found. A server without the operation (older than this
+// client) answers an error with ErrNoRoute in it; one whose DNS server
+// fails, resolver.ErrDiscoveryUnavailable.
+func (c *Client) Discover(ctx context.Context, name, service string) (Discovery, error) {
+	q := url.Values{"urn": {name}}
+	if service != "" {
+		q.Set("service", service)
+	}
+	var d Discovery
+	_, err := c.do(ctx, http.MethodGet, "/api/v1/discovery?"+q.Encode(), nil, &d)
+	return d, err
 }
 
 // RecordPage is one page of GET /api/v1/names.

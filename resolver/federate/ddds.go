@@ -52,10 +52,12 @@ type Discoverer struct {
 //     application does not define and is passed over.
 //
 // Nothing but DNS is asked, and the whole discovery takes at most the
-// configured time. No records at the first key means discovery does not
-// apply (ok false); a path that breaks after a rewrite is reported, not
+// configured time. No records at the first key, or none there that
+// applies, means discovery does not apply (ok false, and the Referral's
+// Why says which); a path that breaks after a rewrite is reported, not
 // backed out of (RFC 3403 §8), as a KindNotFound error saying where; a DNS
-// server that fails or does not answer is KindUnavailable.
+// server that fails or does not answer is KindUnavailable with
+// resolver.ErrDiscoveryUnavailable in its chain.
 func (d *Discoverer) Discover(ctx context.Context, name urn.URN, service string, hops int) (resolver.Referral, bool, error) {
 	s, err := lookupService(service)
 	if err != nil {
@@ -88,14 +90,14 @@ func (d *Discoverer) discover(ctx context.Context, name urn.URN, s svc, hops int
 		}
 		if ans.negative {
 			if step == 0 {
-				return resolver.Referral{}, false, nil
+				return resolver.Referral{Why: "DDDS: " + key + " has no NAPTR records"}, false, nil
 			}
 			return d.broken(path, "%s has no NAPTR records", key)
 		}
 		r, out, skipped := choose(ans.rules, aus, s)
 		if r == nil {
 			if step == 0 {
-				return resolver.Referral{}, false, nil
+				return resolver.Referral{Why: fmt.Sprintf("DDDS: no NAPTR record at %s matches the name and leads to %s over THTTP%s", key, s.i, skipped)}, false, nil
 			}
 			return d.broken(path, "no NAPTR record at %s leads to %s over THTTP%s", key, s.i, skipped)
 		}
@@ -305,7 +307,7 @@ func (d *Discoverer) thttpReferral(base string, name urn.URN, s svc, hops int, p
 }
 
 func referral(u string, path []string) resolver.Referral {
-	return resolver.Referral{URL: u, Via: "ddds", Why: "DDDS: " + strings.Join(path, "; ")}
+	return resolver.Referral{URL: u, Via: "ddds", Why: "DDDS: " + strings.Join(path, "; "), Path: path}
 }
 
 func (d *Discoverer) broken(path []string, format string, args ...any) (resolver.Referral, bool, error) {
@@ -316,10 +318,14 @@ func (d *Discoverer) broken(path []string, format string, args ...any) (resolver
 	return resolver.Referral{}, false, &resolver.Error{Kind: resolver.KindNotFound, Offset: -1, Message: msg}
 }
 
+// unavailable is the error of a DNS server that failed or did not answer:
+// KindUnavailable, with ErrDiscoveryUnavailable (not the store's
+// ErrUnavailable) in its chain, so that the answer does not blame the
+// directory's store.
 func unavailable(path []string, err error) error {
 	msg := "DDDS discovery: " + err.Error()
 	if len(path) > 0 {
 		msg += ", after " + strings.Join(path, "; ")
 	}
-	return &resolver.Error{Kind: resolver.KindUnavailable, Offset: -1, Message: msg, Err: errors.Join(resolver.ErrUnavailable, err)}
+	return &resolver.Error{Kind: resolver.KindUnavailable, Offset: -1, Message: msg, Err: errors.Join(resolver.ErrDiscoveryUnavailable, err)}
 }

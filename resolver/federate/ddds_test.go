@@ -2,6 +2,7 @@ package federate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -152,6 +153,11 @@ func TestDiscoverBroken(t *testing.T) {
 		r, ok, err := d.Discover(ctx, urn.MustParse(c.name), "I2L", 1)
 		if ok || resolver.KindOf(err) != c.kind || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: %+v %v %v; want %v %q", c.name, r, ok, err, c.kind, c.msg)
+		}
+		// A DNS failure is the DNS's, never the store's (the HTTP layer
+		// names the one or the other).
+		if dnsDown := errors.Is(err, resolver.ErrDiscoveryUnavailable); dnsDown != (c.kind == resolver.KindUnavailable) || errors.Is(err, resolver.ErrUnavailable) {
+			t.Errorf("%s: %v: ErrDiscoveryUnavailable %v, ErrUnavailable %v", c.name, err, dnsDown, errors.Is(err, resolver.ErrUnavailable))
 		}
 	}
 	// With a longer budget the far chain ends in its U record.

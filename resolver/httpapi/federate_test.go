@@ -2,14 +2,19 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/miekg/dns"
 
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/client"
@@ -193,5 +198,149 @@ func TestDroppedAliasIsNotDelegated(t *testing.T) {
 	}
 	if _, err := client.New(srv.URL, tok).Get(ctx, "urn:nbn:fi:never-1"); errors.Is(err, resolver.ErrReserved) || resolver.KindOf(err) != resolver.KindNotFound {
 		t.Errorf("client Get of an unknown name: %v", err)
+	}
+}
+
+// TestDiscoveryDNSDown: when the DNS server DDDS discovery asks fails (it
+// answers SERVFAIL) or is not there at all (nothing listens on its port),
+// a name with no record and no rule is answered 503 with Retry-After, as
+// a store that is down, but with a problem type of its own that does not
+// blame the store, which is fine; the detail says what the DNS did.
+func TestDiscoveryDNSDown(t *testing.T) {
+	// A DNS server that answers SERVFAIL to every question.
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := &dns.Server{PacketConn: pc, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, q *dns.Msg) {
+		m := new(dns.Msg)
+		m.SetRcode(q, dns.RcodeServerFailure)
+		w.WriteMsg(m)
+	})}
+	go ds.ActivateAndServe()
+	t.Cleanup(func() { ds.Shutdown() })
+	// A port with nothing on it: the look-up is refused.
+	gone, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := gone.LocalAddr().String()
+	gone.Close()
+
+	for _, tc := range []struct{ dns, detail string }{
+		{pc.LocalAddr().String(), "SERVFAIL"},
+		{closed, "connection refused"},
+	} {
+		svc := resolver.New(memstore.New(), resolver.Options{AdminToken: "admin"})
+		d, err := federate.New(svc, federate.Options{DNS: tc.dns, FailureTTL: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(httpapi.New(svc, httpapi.Options{Delegator: d}))
+		res, err := http.Get(srv.URL + "/uri-res/I2L?urn:nbn:fr:x-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		srv.Close()
+		var p struct{ Type, Title, Detail string }
+		if err := json.Unmarshal(body, &p); err != nil {
+			t.Fatalf("%s: %v: %s", tc.detail, err, body)
+		}
+		if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" ||
+			!strings.HasSuffix(p.Type, "httpapi.md#delegation-unavailable") || strings.Contains(p.Title, "store") ||
+			!strings.Contains(p.Title, "DNS") || !strings.Contains(p.Detail, tc.detail) {
+			t.Errorf("DNS %s: %d, Retry-After %q, %s", tc.detail, res.StatusCode, res.Header.Get("Retry-After"), body)
+		}
+	}
+}
+
+// TestDiscoveryEndpoint: GET /api/v1/discovery runs the server's DDDS
+// discovery for a name, rules left aside, for the admin only: the records
+// taken and the redirect, 404 when there are no records, where a chain
+// breaks, 508 past the hop limit, and that discovery is off without a DNS
+// server.
+func TestDiscoveryEndpoint(t *testing.T) {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	zone := map[string]string{
+		"nbn.urn.arpa.":  `nbn.urn.arpa. 300 IN NAPTR 100 10 "U" "THTTP+I2L" "!^(urn:nbn:[^?#]*).*$!https://ddds.example/resolve?\\1!" .`,
+		"isbn.urn.arpa.": `isbn.urn.arpa. 300 IN NAPTR 100 10 "" "" "!.*!next.example.!" .`,
+	}
+	ds := &dns.Server{PacketConn: pc, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, q *dns.Msg) {
+		m := new(dns.Msg)
+		m.SetReply(q)
+		if text, ok := zone[strings.ToLower(q.Question[0].Name)]; ok && q.Question[0].Qtype == dns.TypeNAPTR {
+			rr, err := dns.NewRR(text)
+			if err != nil {
+				panic(err)
+			}
+			m.Answer = append(m.Answer, rr)
+		} else {
+			m.Rcode = dns.RcodeNameError
+		}
+		w.WriteMsg(m)
+	})}
+	go ds.ActivateAndServe()
+	t.Cleanup(func() { ds.Shutdown() })
+
+	start := func(dnsAddr string) (*httptest.Server, string) {
+		svc := resolver.New(memstore.New(), resolver.Options{AdminToken: "admin"})
+		d, err := federate.New(svc, federate.Options{DNS: dnsAddr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, tok, err := svc.CreateAuthority(context.Background(), resolver.Principal{Admin: true}, "X", []string{"urn:example:x-"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(httpapi.New(svc, httpapi.Options{Delegator: d}))
+		t.Cleanup(srv.Close)
+		return srv, tok
+	}
+	ask := func(srv *httptest.Server, token, query string) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/v1/discovery?"+query, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var v map[string]any
+		if err := json.NewDecoder(res.Body).Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		return res.StatusCode, v
+	}
+	srv, maint := start(pc.LocalAddr().String())
+	code, v := ask(srv, "admin", "urn="+url.QueryEscape("urn:nbn:fi:abc-1?=lang=fi"))
+	if code != 200 || v["enabled"] != true || v["status"] != 303.0 || v["url"] != "https://ddds.example/resolve?urn:nbn:fi:abc-1" ||
+		len(v["path"].([]any)) != 1 || !strings.HasPrefix(v["path"].([]any)[0].(string), "nbn.urn.arpa. NAPTR 100 10 \"U\"") {
+		t.Errorf("found: %d %v", code, v)
+	}
+	if code, v = ask(srv, "admin", "urn=urn:example:1&service=I2C"); code != 200 || v["status"] != 404.0 || v["why"] != "DDDS: example.urn.arpa. has no NAPTR records" {
+		t.Errorf("no records: %d %v", code, v)
+	}
+	if code, v = ask(srv, "admin", "urn=urn:isbn:1"); code != 200 || v["status"] != 404.0 || !strings.Contains(v["why"].(string), "next.example. has no NAPTR records, after isbn.urn.arpa.") {
+		t.Errorf("broken: %d %v", code, v)
+	}
+	if code, v = ask(srv, "admin", "urn="+url.QueryEscape("urn:nbn:fi:abc-1?+hops=8")); code != 200 || v["status"] != 508.0 || !strings.Contains(v["why"].(string), "handed on 8 times") {
+		t.Errorf("past the hop limit: %d %v", code, v)
+	}
+	if code, v = ask(srv, maint, "urn=urn:nbn:fi:abc-1"); code != 403 {
+		t.Errorf("a maintainer: %d %v", code, v)
+	}
+	for _, q := range []string{"", "urn=nope", "urn=urn:nbn:fi:1&service=L2C", "urn=urn:a:1&urn=urn:a:2"} {
+		if code, v = ask(srv, "admin", q); code != 400 {
+			t.Errorf("%q: %d %v", q, code, v)
+		}
+	}
+	off, _ := start("")
+	if code, v = ask(off, "admin", "urn=urn:nbn:fi:abc-1"); code != 200 || v["enabled"] != false || v["status"] != 404.0 || !strings.Contains(v["why"].(string), "off") {
+		t.Errorf("discovery off: %d %v", code, v)
 	}
 }

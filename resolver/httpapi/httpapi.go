@@ -17,6 +17,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -168,6 +169,7 @@ func (h *handler) routes() []route {
 		{method: "POST", pattern: "/api/v1/rules", serve: h.api(h.addRule)},
 		{method: "GET", pattern: "/api/v1/rules", serve: h.api(h.listRules)},
 		{method: "DELETE", pattern: "/api/v1/rules/{id}", serve: h.api(h.removeRule)},
+		{method: "GET", pattern: "/api/v1/discovery", serve: h.api(h.discovery)},
 	}, h.listingRoutes()...)
 }
 
@@ -417,7 +419,11 @@ func (h *handler) fail(rw *respWriter, r *http.Request, err error) {
 		rw.err = err
 	}
 	if p.Status == http.StatusServiceUnavailable && rw.err == nil {
-		h.log.LogAttrs(r.Context(), slog.LevelWarn, "store unavailable", slog.String("error", err.Error()))
+		msg := "store unavailable"
+		if errors.Is(err, resolver.ErrDiscoveryUnavailable) {
+			msg = "DNS unavailable"
+		}
+		h.log.LogAttrs(r.Context(), slog.LevelWarn, msg, slog.String("error", err.Error()))
 	}
 	h.writeProblem(rw, r, p)
 }

@@ -72,6 +72,7 @@ const (
 	ptLoop          = "loop-detected"
 	ptUnavailable   = "unavailable"
 	ptDelegation    = "delegation-failed"
+	ptDiscovery     = "delegation-unavailable"
 	ptInternal      = "internal-error"
 )
 
@@ -99,6 +100,7 @@ var titles = map[string]string{
 	ptLoop:          "Loop detected between resolvers",
 	ptUnavailable:   "The directory's store is unavailable",
 	ptDelegation:    "The resolver this name is delegated to could not be found",
+	ptDiscovery:     "The DNS that says where this name is delegated is unavailable",
 	ptInternal:      "Internal error",
 }
 
@@ -149,7 +151,12 @@ func problemFor(err error) *problem {
 		p = newProblem(http.StatusConflict, ptConflict, e.Message)
 		p.Record = e.Record
 	case resolver.KindUnavailable:
-		p = newProblem(http.StatusServiceUnavailable, ptUnavailable, e.Message)
+		slug := ptUnavailable
+		if errors.Is(e, resolver.ErrDiscoveryUnavailable) {
+			// DDDS discovery's DNS server failed, not the store.
+			slug = ptDiscovery
+		}
+		p = newProblem(http.StatusServiceUnavailable, slug, e.Message)
 	case resolver.KindPrecondition:
 		p = newProblem(http.StatusPreconditionFailed, ptPrecondition, e.Message)
 		p.etag, p.lastModified = e.ETag, e.LastModified
