@@ -39,7 +39,7 @@ func TestImportRefusesWhatTheAPIRefuses(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%.2000s", want, errs)
 		}
 	}
-	if !strings.Contains(out, "imported 1 records") || !strings.Contains(out, "4 bad rows skipped") {
+	if !strings.Contains(out, "imported 1 record ") || !strings.Contains(out, "4 bad rows skipped") {
 		t.Fatalf("report:\n%s\n%.2000s", out, errs)
 	}
 	for _, name := range []string{"urn:example:label", "urn:example:twice", "urn:example:meta", "urn:example:deep"} {
@@ -105,7 +105,7 @@ func TestMetadataStoredBeforeTheRules(t *testing.T) {
 			t.Errorf("import: stderr lacks %q:\n%.2000s", want, errs)
 		}
 	}
-	if !strings.Contains(out, "imported 1 records") || !strings.Contains(out, "2 bad rows skipped") {
+	if !strings.Contains(out, "imported 1 record ") || !strings.Contains(out, "2 bad rows skipped") {
 		t.Fatalf("import report:\n%s\n%.2000s", out, errs)
 	}
 }

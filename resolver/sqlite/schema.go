@@ -350,26 +350,57 @@ func ensureStaleIndex(ctx context.Context, conn *sql.Conn) error {
 // checkApplicationID refuses a file that is a database of another program,
 // and marks a fresh one as urikit's.
 func checkApplicationID(ctx context.Context, conn *sql.Conn) error {
+	id, err := applicationIDOf(ctx, conn)
+	if err != nil || id == applicationID {
+		return err // urikit's: no lock needed, whoever writes meanwhile
+	}
+	if id == 0 {
+		return markFresh(ctx, conn)
+	}
+	return fmt.Errorf("the file holds an SQLite database of another program (application_id %#x)", id)
+}
+
+func applicationIDOf(ctx context.Context, conn *sql.Conn) (int64, error) {
 	var id int64
-	if err := conn.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&id); err != nil {
+	err := conn.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&id)
+	return id, err
+}
+
+// markFresh marks as urikit's a file whose application_id is unset, if it
+// holds no tables of another program. It reads again and marks in one
+// write transaction: two processes opening a fresh file at once would
+// otherwise interleave, one reading the unset id, the other marking the
+// file and creating its tables, and the first, counting those tables,
+// would take the file for another program's.
+func markFresh(ctx context.Context, conn *sql.Conn) (err error) {
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
 		return err
 	}
-	switch id {
-	case applicationID:
-		return nil
-	case 0:
-		var tables int
-		if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name <> 'schema_version'`).Scan(&tables); err != nil {
-			return err
+	defer func() {
+		end := `COMMIT`
+		if err != nil {
+			end = `ROLLBACK`
 		}
-		if tables > 0 {
-			return errors.New("the file holds an SQLite database that is not urikit's (its application_id is unset and it has tables of its own)")
+		if _, cerr := conn.ExecContext(context.WithoutCancel(ctx), end); err == nil {
+			err = cerr
 		}
-		_, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA application_id = %d`, applicationID))
-		return err
-	default:
+	}()
+	id, err := applicationIDOf(ctx, conn)
+	if err != nil || id == applicationID {
+		return err // marked by another process meanwhile
+	}
+	if id != 0 {
 		return fmt.Errorf("the file holds an SQLite database of another program (application_id %#x)", id)
 	}
+	var tables int
+	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name <> 'schema_version'`).Scan(&tables); err != nil {
+		return err
+	}
+	if tables > 0 {
+		return errors.New("the file holds an SQLite database that is not urikit's (its application_id is unset and it has tables of its own)")
+	}
+	_, err = conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA application_id = %d`, applicationID))
+	return err
 }
 
 func schemaVersion(ctx context.Context, q interface {
