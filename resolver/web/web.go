@@ -256,7 +256,7 @@ func (h *handler) serveName(w http.ResponseWriter, r *http.Request, name string,
 	before, ok := beforeParam(q)
 	if !ok {
 		h.problem(w, r, http.StatusBadRequest, "Not a place in the history",
-			"before= is the number of a history entry (as the page's link to older entries gives it), once.")
+			"before= is the number of a history entry (as the page's link to older entries gives it), or end for the newest entries, once.")
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.opts.Timeout)
@@ -402,8 +402,9 @@ func (h *handler) withdrawnAt(ctx context.Context, id int64) (time.Time, error) 
 	return time.Time{}, nil
 }
 
-// beforeParam reads before= of a page's query: absent (0), or once, a
-// positive entry number.
+// beforeParam reads before= of a page's query as the history API reads
+// it: absent, empty or "end" (0: the newest entries), or once, a positive
+// entry number.
 func beforeParam(q url.Values) (int64, bool) {
 	v, ok := q["before"]
 	if !ok {
@@ -411,6 +412,9 @@ func beforeParam(q url.Values) (int64, bool) {
 	}
 	if len(v) != 1 {
 		return 0, false
+	}
+	if v[0] == "" || v[0] == "end" {
+		return 0, true
 	}
 	n, err := strconv.ParseInt(v[0], 10, 64)
 	return n, err == nil && n > 0

@@ -610,9 +610,19 @@ func TestNamePageLongHistory(t *testing.T) {
 	if _, body := get(t, srv, "/?urn="+name+"&before="+newest[0][1]); len(rows(body)) != 31 {
 		t.Errorf("/?urn=…&before=: %d rows", len(rows(body)))
 	}
-	for _, q := range []string{"before=0", "before=x", "before=-3", "before=1&before=2", "before="} {
+	for _, q := range []string{"before=0", "before=x", "before=-3", "before=1&before=2", "before=end&before="} {
 		if resp, _ := get(t, srv, "/names/"+name+"?"+q); resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("?%s: status %d", q, resp.StatusCode)
+		}
+	}
+	// As in the history API, before=end is the newest page, and an empty
+	// value none.
+	_, newestPage := get(t, srv, "/names/"+name)
+	for _, q := range []string{"before=end", "before="} {
+		if resp, body := get(t, srv, "/names/"+name+"?"+q); resp.StatusCode != http.StatusGone {
+			t.Errorf("?%s: status %d", q, resp.StatusCode)
+		} else if fmt.Sprint(rows(body)) != fmt.Sprint(rows(newestPage)) {
+			t.Errorf("?%s: not the newest page", q)
 		}
 	}
 }
