@@ -257,7 +257,7 @@ func TestErrorSaysFieldOnce(t *testing.T) {
 // a link back (rel="prev") that does not start from the page's first
 // entry.
 func TestHistoryFollowsLinks(t *testing.T) {
-	pages := map[string]struct{ body, link string }{
+	pages := map[string]historyPage{
 		"":        {`[{"seq":1},{"seq":3}]`, `<https://elsewhere.example/a,b>; rel="alternate", </api/v1/names/urn:example:a,b/history?after=3&limit=2>; rel="next"`},
 		"after=3": {`[{"seq":4},{"seq":9}]`, `</api/v1/names/urn:example:a,b/history?after=9&limit=2>; title="x, y"; rel="last NEXT", </api/v1/names/urn:example:a,b/history?before=4&limit=2>; rel="prev"`},
 		"after=9": {`[{"seq":10}]`, ``},
@@ -296,15 +296,7 @@ func TestHistoryFollowsLinks(t *testing.T) {
 				p.body, p.link = `[]`, ""
 			}
 		}
-		if !ok {
-			http.Error(w, "no such page", http.StatusTeapot)
-			return
-		}
-		if p.link != "" {
-			w.Header().Set("Link", p.link)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, p.body)
+		writeHistoryPage(w, p, ok)
 	}))
 	defer srv.Close()
 	c := client.New(srv.URL, "")
@@ -333,7 +325,7 @@ func TestHistoryFollowsLinks(t *testing.T) {
 // stops, saying why, on a server whose pages back do not move on.
 func TestRecentHistoryFollowsLinks(t *testing.T) {
 	const base = "/api/v1/names/urn:example:a,b/history"
-	pages := map[string]struct{ body, link string }{
+	pages := map[string]historyPage{
 		"end": {`[{"seq":10},{"seq":12}]`, `<https://elsewhere.example/a,b>; rel="alternate", <` + base + `?before=10&limit=2>; title="x, y"; rel="PREV first"`},
 		"10":  {`[{"seq":4},{"seq":9}]`, `<` + base + `?before=4&limit=2>; rel="prev", <` + base + `?after=9&limit=2>; rel="next"`},
 		"4":   {`[{"seq":1},{"seq":3}]`, `<` + base + `?after=3&limit=2>; rel="next"`},
@@ -368,15 +360,7 @@ func TestRecentHistoryFollowsLinks(t *testing.T) {
 			p.body, p.link = f(b)
 			ok = len(asked) < 1000 // a client that follows for ever: 418
 		}
-		if !ok {
-			http.Error(w, "no such page", http.StatusTeapot)
-			return
-		}
-		if p.link != "" {
-			w.Header().Set("Link", p.link)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, p.body)
+		writeHistoryPage(w, p, ok)
 	}))
 	defer srv.Close()
 	c := client.New(srv.URL, "")
@@ -413,4 +397,22 @@ func TestRecentHistoryFollowsLinks(t *testing.T) {
 			t.Errorf("%s: %v after %d pages", name, err, len(asked))
 		}
 	}
+}
+
+// historyPage is a page of history a test server answers: its body and
+// its Link field ("" for none).
+type historyPage struct{ body, link string }
+
+// writeHistoryPage answers p, or 418 when the test server has no such
+// page (ok false).
+func writeHistoryPage(w http.ResponseWriter, p historyPage, ok bool) {
+	if !ok {
+		http.Error(w, "no such page", http.StatusTeapot)
+		return
+	}
+	if p.link != "" {
+		w.Header().Set("Link", p.link)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprint(w, p.body)
 }

@@ -95,6 +95,23 @@ func sameEntries(t *testing.T, what string, got, want []historyEntry) {
 	}
 }
 
+// pagedChanges is how many changes putPagedHistory makes to
+// urn:example:paged before its last.
+const pagedChanges = 12
+
+// putPagedHistory gives urn:example:paged a history of pagedChanges+1
+// entries, with changes to urn:example:other in between, so that its
+// entries' numbers are not consecutive; the last change gives it the alias
+// urn:example:paged-alias.
+func putPagedHistory(t *testing.T, f *fixture) {
+	t.Helper()
+	for i := range pagedChanges {
+		f.Put(f.books, "urn:example:paged", loc(fmt.Sprintf("https://example.org/p/%d", i))).Want(t, map[bool]int{true: 201, false: 200}[i == 0])
+		f.Put(f.books, "urn:example:other", loc(fmt.Sprintf("https://example.org/o/%d", i))).Want(t, map[bool]int{true: 201, false: 200}[i == 0])
+	}
+	f.Put(f.books, "urn:example:paged", `{"locations":[{"url":"https://example.org/p/last"}],"aliases":["urn:example:paged-alias"]}`).Want(t, 200)
+}
+
 // testHistoryBackward: before=end gives the newest page of a record's
 // history and before=SEQ the page before an entry, oldest first within
 // the page as every page; following the prev links back to the start
@@ -103,14 +120,8 @@ func sameEntries(t *testing.T, what string, got, want []historyEntry) {
 // Go client reads back from the newest.
 func testHistoryBackward(t *testing.T, ns func(*testing.T) resolver.Store) {
 	f := newFixture(t, ns)
-	// Twelve changes to one record, with changes to another in between,
-	// so that its entries' numbers are not consecutive.
-	const changes = 12
-	for i := range changes {
-		f.Put(f.books, "urn:example:paged", loc(fmt.Sprintf("https://example.org/p/%d", i))).Want(t, map[bool]int{true: 201, false: 200}[i == 0])
-		f.Put(f.books, "urn:example:other", loc(fmt.Sprintf("https://example.org/o/%d", i))).Want(t, map[bool]int{true: 201, false: 200}[i == 0])
-	}
-	f.Put(f.books, "urn:example:paged", `{"locations":[{"url":"https://example.org/p/last"}],"aliases":["urn:example:paged-alias"]}`).Want(t, 200)
+	const changes = pagedChanges
+	putPagedHistory(t, f)
 	whole, _ := walkHistory(t, f.Env, "/api/v1/names/urn:example:paged/history")
 	if len(whole) != changes+1 {
 		t.Fatalf("the whole history: %d entries", len(whole))

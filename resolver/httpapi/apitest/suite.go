@@ -2065,14 +2065,8 @@ func walkHistory(t *testing.T, e *Env, target string) (all []historyEntry, pages
 // and a page is followed by a link only when entries remain.
 func testHistoryPages(t *testing.T, ns func(*testing.T) resolver.Store) {
 	f := newFixture(t, ns)
-	// Twelve changes to one record, with changes to another in between,
-	// so that its entries' numbers are not consecutive.
-	const changes = 12
-	for i := range changes {
-		f.Put(f.books, "urn:example:paged", loc(fmt.Sprintf("https://example.org/p/%d", i))).Want(t, map[bool]int{true: 201, false: 200}[i == 0])
-		f.Put(f.books, "urn:example:other", loc(fmt.Sprintf("https://example.org/o/%d", i))).Want(t, map[bool]int{true: 201, false: 200}[i == 0])
-	}
-	f.Put(f.books, "urn:example:paged", `{"locations":[{"url":"https://example.org/p/last"}],"aliases":["urn:example:paged-alias"]}`).Want(t, 200)
+	const changes = pagedChanges
+	putPagedHistory(t, f)
 	whole, pages := walkHistory(t, f.Env, "/api/v1/names/urn:example:paged/history")
 	if len(whole) != changes+1 || len(pages) != 1 {
 		t.Fatalf("the whole history: %d entries in pages %v, want %d in one", len(whole), pages, changes+1)
