@@ -8,8 +8,9 @@ import (
 	"github.com/urikit/urikit/resolver/postgres"
 )
 
-// TestRecordsByLocationPlan: the records listing a location are a range
-// of the location index's primary key (key, record_id), read in its order
+// TestRecordsByLocationPlan: the records listing a location past a cursor
+// are a range of the location index's primary key (key, record_id) that
+// starts at the cursor (its Index Cond), read in its order
 // and each record found by its primary key, both in the generic plan a
 // prepared statement ends up with and in the custom plans of its first
 // executions (which know that one record in ten lists the location): no
@@ -36,12 +37,12 @@ func TestRecordsByLocationPlan(t *testing.T) {
 			t.Fatal(err)
 		}
 		for name, execute := range map[string]string{
-			"qRecordsByLocation":       "by_location('https://popular.example/', 101)",
-			"qRecordsByLocationActive": "by_location_active('https://popular.example/', 101)",
+			"qRecordsByLocation":       "by_location('https://popular.example/', 50000, 101)",
+			"qRecordsByLocationActive": "by_location_active('https://popular.example/', 50000, 101)",
 		} {
 			plan := genericPlan(t, conn, execute)
 			all := strings.Join(plan, "\n")
-			if !strings.Contains(all, "Limit") || !strings.Contains(all, "Nested Loop") || !strings.Contains(all, "Index Only Scan using locations_pkey") ||
+			if !strings.Contains(all, "Limit") || !strings.Contains(all, "Nested Loop") || !strings.Contains(all, "Index Only Scan using locations_pkey") || !strings.Contains(all, "record_id >") ||
 				!strings.Contains(all, "Index Scan using records_pkey") || strings.Contains(all, "Sort") || strings.Contains(all, "Seq Scan") {
 				t.Errorf("%s (%s) does not read a range of locations_pkey in its order:\n%s", name, mode, all)
 			}
