@@ -2,6 +2,7 @@ package apitest
 
 import (
 	"fmt"
+	"html"
 	"net/http"
 	"slices"
 	"strings"
@@ -68,7 +69,8 @@ func checkPopular(t *testing.T, f *fixture, first, n int, more bool, headers ...
 		Locations []struct {
 			URL string `json:"url"`
 		} `json:"locations"`
-		More *bool `json:"more_records"`
+		More *bool  `json:"more_records"`
+		Next string `json:"next"`
 	}
 	l2c := http.StatusMultipleChoices
 	if n == 1 && !more {
@@ -95,9 +97,14 @@ func checkPopular(t *testing.T, f *fixture, first, n int, more bool, headers ...
 		if !slices.Equal(uris, c.want) {
 			t.Fatalf("%s uri-list: %d URIs %q…, want %d %q…", what, len(uris), uris[:min(4, len(uris))], len(c.want), c.want[:min(4, len(c.want))])
 		}
-		if cut := len(comments) == 1 && strings.Contains(comments[0], "more records list this URL") &&
-			strings.Contains(comments[0], "/api/v1/duplicates"); cut != more || len(comments) > 1 {
+		const cutSays = "# cut: more records list this URL than this list covers (it covers those registered first); the rest: GET "
+		if cut := len(comments) == 1 && strings.HasPrefix(comments[0], cutSays); cut != more || len(comments) > 1 {
 			t.Fatalf("%s uri-list: comments %q, want a line saying the list is cut: %v", what, comments, more)
+		}
+		var next string
+		if more {
+			next = strings.TrimPrefix(comments[0], cutSays)
+			checkRest(t, f, what, next, first, n)
 		}
 		// JSON: "more_records":true, absent when nothing was left out.
 		r := f.Do("GET", target, "", append([]string{"Accept", "application/json"}, headers...)...).Want(t, c.status)
@@ -113,8 +120,8 @@ func checkPopular(t *testing.T, f *fixture, first, n int, more bool, headers ...
 		if b.URL != popular || !slices.Equal(got, c.want) {
 			t.Fatalf("%s JSON: url %q, %d items, want %d", what, b.URL, len(got), len(c.want))
 		}
-		if more && (b.More == nil || !*b.More) || !more && b.More != nil {
-			t.Fatalf("%s JSON: more_records %v, want %v: %.200s", what, b.More, more, r.Body)
+		if more && (b.More == nil || !*b.More) || !more && b.More != nil || b.Next != next {
+			t.Fatalf("%s JSON: more_records %v, next %q, want %v, %q: %.200s", what, b.More, b.Next, more, next, r.Body)
 		}
 		// HTML: a line under the list.
 		r = f.Do("GET", target, "", append([]string{"Accept", browserAccept}, headers...)...).Want(t, c.status)
@@ -124,6 +131,35 @@ func checkPopular(t *testing.T, f *fixture, first, n int, more bool, headers ...
 		if cut := strings.Contains(r.Body, "The list is cut: more records list this URL"); cut != more {
 			t.Fatalf("%s HTML: says it is cut: %v, want %v: %s", what, cut, more, r.Body[max(0, len(r.Body)-600):])
 		}
+		if link := `<a href="` + html.EscapeString(next) + `">The rest</a>`; more && !strings.Contains(r.Body, link) {
+			t.Fatalf("%s HTML: no link %s: %s", what, link, r.Body[max(0, len(r.Body)-600):])
+		}
+	}
+}
+
+// checkRest checks next, where an answer about popular that covers the
+// records from popularName(first) to popularName(first+n-1) says the rest
+// are: anyone's GET of it lists the records registered after the last
+// one covered (from the first when none is), some of them at least.
+func checkRest(t *testing.T, f *fixture, what, next string, first, n int) {
+	t.Helper()
+	var p struct {
+		Location string `json:"location"`
+		Records  []struct {
+			URN string `json:"urn"`
+		} `json:"records"`
+	}
+	f.Do("GET", next, "").Want(t, 200).JSON(t, &p)
+	from := first + n
+	if n == 0 {
+		from = 0
+	}
+	ok := p.Location == popular && len(p.Records) > 0
+	for i := 0; ok && i < len(p.Records); i++ {
+		ok = p.Records[i].URN == popularName(from+i)
+	}
+	if !strings.HasPrefix(next, "/api/v1/locations?url=") || !ok {
+		t.Fatalf("%s: the rest, at %s: %+v, want the records from %s", what, next, p, popularName(from))
 	}
 }
 
