@@ -131,11 +131,11 @@ var sqlText = [numQueries]string{
 		WHERE l.key = ? ORDER BY l.record_id LIMIT ?`,
 	qDuplicateURNsActive: `SELECT r.id, r.urn, r.status FROM locations l JOIN records r ON r.id = l.record_id
 		WHERE l.key = ? AND r.status = 0 ORDER BY l.record_id LIMIT ?`,
-	qAuthority:     `SELECT id, name, prefixes, created, updated FROM authorities WHERE id = ?`,
-	qAuthorities:   `SELECT id, name, prefixes, created, updated FROM authorities ORDER BY id`,
-	qTokenByHash:   `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE hash = ?`,
-	qTokens:        `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE authority_id = ? ORDER BY id`,
-	qRules:         `SELECT id, prefix, target, created FROM rules ORDER BY id`,
+	qAuthority:   `SELECT id, name, prefixes, created, updated FROM authorities WHERE id = ?`,
+	qAuthorities: `SELECT id, name, prefixes, created, updated FROM authorities ORDER BY id`,
+	qTokenByHash: `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE hash = ?`,
+	qTokens:      `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE authority_id = ? ORDER BY id`,
+	qRules:       `SELECT id, prefix, target, created FROM rules ORDER BY id`,
 	// A record's history a page at a time, either way: a range of the
 	// history_record index (record_id, seq), read forwards or backwards
 	// from the cursor. Newest first, the time bound is checked row by row
