@@ -218,25 +218,7 @@ func testByLocationBounded(t *testing.T, ns func(*testing.T) resolver.Store) {
 func testByLocationBytes(t *testing.T, ns func(*testing.T) resolver.Store) {
 	f := newFixture(t, ns)
 	const records = 35
-	var urns []string
-	for i := range records {
-		name := fmt.Sprintf("urn:example:big-%02d", i)
-		var b strings.Builder
-		b.WriteString(`{"aliases":[`)
-		for j := range resolver.DefaultMaxAliases {
-			if j > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, `"%s-%02d-%s"`, name, j, strings.Repeat("a", 1980))
-		}
-		fmt.Fprintf(&b, `],"locations":[{"url":%q}`, popular)
-		for j := 1; j < resolver.DefaultMaxLocations; j++ {
-			fmt.Fprintf(&b, `,{"url":"https://big.example/%d/%d/%s","label":%q}`, i, j, strings.Repeat("p", 1980), strings.Repeat("l", 1000))
-		}
-		b.WriteString(`]}`)
-		f.Put(f.books, name, b.String()).Want(t, 201)
-		urns = append(urns, name)
-	}
+	urns := putBigRecords(t, f, records)
 	for _, service := range []string{"L2Ns", "L2Ls"} {
 		r := f.Do("GET", "/uri-res/"+service+"?"+popular, "", "Accept", "application/json").Want(t, 200)
 		var b struct {
@@ -245,7 +227,8 @@ func testByLocationBytes(t *testing.T, ns func(*testing.T) resolver.Store) {
 				URL   string `json:"url"`
 				Label string `json:"label"`
 			} `json:"locations"`
-			More bool `json:"more_records"`
+			More bool   `json:"more_records"`
+			Next string `json:"next"`
 		}
 		r.JSON(t, &b)
 		size, covered := 0, map[string]bool{}
@@ -275,10 +258,48 @@ func testByLocationBytes(t *testing.T, ns func(*testing.T) resolver.Store) {
 			service == "L2Ls" && len(b.Locations) != 1+len(first)*(resolver.DefaultMaxLocations-1) {
 			t.Fatalf("%s: records cut in the middle: %d names, %d locations of %d records", service, len(b.Names), len(b.Locations), len(first))
 		}
+		// The rest: from the record after the last one shown, not
+		// after the last one read.
+		var rest struct {
+			Records []struct {
+				URN string `json:"urn"`
+			} `json:"records"`
+		}
+		f.Do("GET", b.Next, "").Want(t, 200).JSON(t, &rest)
+		if len(rest.Records) == 0 || rest.Records[0].URN != urns[len(first)] {
+			t.Fatalf("%s: the rest, at %s, begins with %+v, want %s", service, b.Next, rest.Records[:min(1, len(rest.Records))], urns[len(first)])
+		}
 		t.Logf("%s: %d records, %d bytes", service, len(first), size)
 		comments, _ := uriListParts(t, f.Do("GET", "/uri-res/"+service+"?"+popular, "").Want(t, 200))
 		if len(comments) != 1 {
 			t.Fatalf("%s uri-list: comments %q", service, comments)
 		}
 	}
+}
+
+// putBigRecords registers n records listing popular, each as large as the
+// default limits let it be (64 aliases, 64 locations of about 2 KiB, with
+// labels of 1 KiB), and returns their names in registration order.
+func putBigRecords(t *testing.T, f *fixture, n int) []string {
+	t.Helper()
+	var urns []string
+	for i := range n {
+		name := fmt.Sprintf("urn:example:big-%02d", i)
+		var b strings.Builder
+		b.WriteString(`{"aliases":[`)
+		for j := range resolver.DefaultMaxAliases {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"%s-%02d-%s"`, name, j, strings.Repeat("a", 1980))
+		}
+		fmt.Fprintf(&b, `],"locations":[{"url":%q}`, popular)
+		for j := 1; j < resolver.DefaultMaxLocations; j++ {
+			fmt.Fprintf(&b, `,{"url":"https://big.example/%d/%d/%s","label":%q}`, i, j, strings.Repeat("p", 1980), strings.Repeat("l", 1000))
+		}
+		b.WriteString(`]}`)
+		f.Put(f.books, name, b.String()).Want(t, 201)
+		urns = append(urns, name)
+	}
+	return urns
 }
