@@ -44,6 +44,13 @@ type Store interface {
 	Close() error
 }
 
+// RecordName is a record by its ID and canonical name (Record.ID and
+// Record.URN), all that a listing of names needs of it.
+type RecordName struct {
+	ID  int64
+	URN string
+}
+
 // Reader is the read side, shared by Store (outside a transaction, reading
 // the latest committed state) and Tx (reading the transaction's own writes).
 type Reader interface {
@@ -68,12 +75,16 @@ type Reader interface {
 	// StaleKeys returns up to limit keys whose Version is below version,
 	// in key order after the key after.
 	StaleKeys(ctx context.Context, version int, after string, limit int) ([]Key, error)
-	// Predecessors returns up to limit records whose SuccessorKey is one
-	// of keys (withdrawn records naming a record by one of its keys as
-	// their successor): the first in ID order. Stores find them by an
-	// index on the key, reading at most limit rows a key however many
-	// records name the same successor.
-	Predecessors(ctx context.Context, keys []string, limit int) ([]Record, error)
+	// Predecessors returns the ID and name of up to limit records with
+	// ID > after whose SuccessorKey is one of keys (withdrawn records
+	// naming a record by one of its keys as their successor): the first
+	// in ID order. Stores find them by an index on (key, ID), reading at
+	// most limit rows a key however many records name the same successor,
+	// and no more of each than its ID and name: a record is shown with its
+	// predecessors on every read, and each key of it (its name and up to
+	// MaxAliases aliases) may be named by as many withdrawn records, each
+	// of up to a request body's size.
+	Predecessors(ctx context.Context, keys []string, after int64, limit int) ([]RecordName, error)
 	// StaleSuccessors returns up to limit records with ID > after, in ID
 	// order, whose successor key is to be computed (SuccessorStale): one
 	// that older rules computed (a SuccessorVersion below version but not

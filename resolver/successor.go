@@ -78,6 +78,16 @@ func (s *Service) Predecessors(ctx context.Context, rec Record) (names []string,
 	return names, more, storeError(err)
 }
 
+// PredecessorsAfter returns a page of rec's predecessors (as Predecessors
+// finds them): up to limit of those with ID > after, in ID order, and
+// whether others follow them. It pages past the MaxPredecessors that a
+// record is shown with (GET /api/v1/names/{urn}/predecessors): the ID of
+// a page's last record is the next page's after.
+func (s *Service) PredecessorsAfter(ctx context.Context, rec Record, after int64, limit int) (page []RecordName, more bool, err error) {
+	page, more, err = predecessorPage(ctx, s.store, rec, after, limit)
+	return page, more, storeError(err)
+}
+
 // WithPredecessors returns rec with its Predecessors and MorePredecessors
 // set (Predecessors): the record as GET /api/v1/names/{urn}, I2C and the
 // name's page show it, whose ETag covers them. The resolve routes that
@@ -97,22 +107,31 @@ func setPredecessors(ctx context.Context, r Reader, rec *Record) (err error) {
 
 // predecessorsIn is Predecessors read through r.
 func predecessorsIn(ctx context.Context, r Reader, rec Record) (names []string, more bool, err error) {
+	page, more, err := predecessorPage(ctx, r, rec, 0, MaxPredecessors)
+	for _, p := range page {
+		names = append(names, p.URN)
+	}
+	return names, more, err
+}
+
+// predecessorPage is PredecessorsAfter read through r.
+func predecessorPage(ctx context.Context, r Reader, rec Record, after int64, limit int) (page []RecordName, more bool, err error) {
 	// One more than is shown tells whether there are more, and one more
 	// again stands in for rec itself, which no build lets name itself as
 	// successor but a store edited by hand might.
-	recs, err := r.Predecessors(ctx, currentKeys(rec), MaxPredecessors+2)
+	ps, err := r.Predecessors(ctx, currentKeys(rec), after, limit+2)
 	if err != nil {
 		return nil, false, err
 	}
-	for _, p := range recs {
+	for _, p := range ps {
 		if p.ID != rec.ID {
-			names = append(names, p.URN)
+			page = append(page, p)
 		}
 	}
-	if len(names) > MaxPredecessors {
-		return names[:MaxPredecessors], true, nil
+	if len(page) > limit {
+		return page[:limit], true, nil
 	}
-	return names, false, nil
+	return page, false, nil
 }
 
 // migrateSuccessors is Migrate's part for successor keys: it computes

@@ -124,6 +124,9 @@ type directory interface {
 	Put(ctx context.Context, name string, in resolver.RecordInput, ifMatch string) (resolver.Record, bool, error)
 	Withdraw(ctx context.Context, name, reason, successor, ifMatch string) (resolver.Record, error)
 	Get(ctx context.Context, name string) (resolver.Record, error)
+	// AllPredecessors returns rec's predecessors, every one of them
+	// (rec.Predecessors holds the first resolver.MaxPredecessors).
+	AllPredecessors(ctx context.Context, rec resolver.Record) ([]string, error)
 
 	CreateAuthority(ctx context.Context, name string, prefixes []string) (resolver.Authority, string, error)
 	Authorities(ctx context.Context) ([]resolver.Authority, error)
@@ -208,6 +211,9 @@ func (d remoteDir) Withdraw(ctx context.Context, name, reason, successor, ifMatc
 }
 func (d remoteDir) Get(ctx context.Context, name string) (resolver.Record, error) {
 	return d.c.Get(ctx, name)
+}
+func (d remoteDir) AllPredecessors(ctx context.Context, rec resolver.Record) ([]string, error) {
+	return d.c.Predecessors(ctx, rec.URN)
 }
 func (d remoteDir) CreateAuthority(ctx context.Context, name string, prefixes []string) (resolver.Authority, string, error) {
 	a, err := d.c.CreateAuthority(ctx, name, prefixes)
@@ -300,6 +306,22 @@ func (d *localDir) Get(ctx context.Context, name string) (resolver.Record, error
 		return resolver.Record{}, err
 	}
 	return d.svc.WithPredecessors(ctx, rec)
+}
+func (d *localDir) AllPredecessors(ctx context.Context, rec resolver.Record) ([]string, error) {
+	all := []string{}
+	for after := int64(0); ; {
+		page, more, err := d.svc.PredecessorsAfter(ctx, rec, after, 1000)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range page {
+			all = append(all, p.URN)
+			after = p.ID
+		}
+		if !more {
+			return all, nil
+		}
+	}
 }
 func (d *localDir) CreateAuthority(ctx context.Context, name string, prefixes []string) (resolver.Authority, string, error) {
 	return d.svc.CreateAuthority(ctx, adminPrincipal, name, prefixes)

@@ -184,13 +184,15 @@ func runWithdraw(args []string, s *stdio) int {
 }
 
 func runLookup(args []string, s *stdio) int {
-	fs := newFlags("lookup", "lookup [--json] URN...",
+	fs := newFlags("lookup", "lookup [--json] [--all-predecessors] URN...",
 		"Shows the record each URN resolves to: its name as registered, status,\n"+
 			"locations, aliases, metadata, times and entity-tag (for --if-match; not in\n"+
 			"--json, which is the API's body). Equivalent spellings and aliases\n"+
 			"find the same record. No token is needed against a server.\n"+targetHelp, s)
 	t := addTarget(fs)
 	asJSON := fs.Bool("json", false, "print each record as JSON (the body of GET /api/v1/names/{urn}), one a line")
+	allPredecessors := fs.Bool("all-predecessors", false, "list every name a record replaces, not only the first "+strconv.Itoa(resolver.MaxPredecessors)+
+		" (read a page at a time from GET /api/v1/names/{urn}/predecessors; in --json, as predecessors)")
 	pos, st := parseArgs(fs, args, s)
 	if st >= 0 {
 		return st
@@ -217,6 +219,13 @@ func runLookup(args []string, s *stdio) int {
 					return exitInvalid
 				}
 				continue
+			}
+			if *allPredecessors && rec.MorePredecessors {
+				all, err := d.AllPredecessors(ctx, rec)
+				if err != nil {
+					return fail(s, "lookup", t, err)
+				}
+				rec.Predecessors, rec.MorePredecessors = all, false
 			}
 			if *asJSON {
 				printJSON(s.out, rec)
@@ -385,7 +394,7 @@ func printRecord(w io.Writer, r resolver.Record) {
 		row("replaces", p)
 	}
 	if r.MorePredecessors {
-		row("replaces", fmt.Sprintf("… and more (the first %d are shown)", len(r.Predecessors)))
+		row("replaces", fmt.Sprintf("… and more (the first %d are shown; --all-predecessors lists them all)", len(r.Predecessors)))
 	}
 	row("redirect", strconv.Itoa(r.Redirect))
 	if len(r.Metadata) > 0 && string(r.Metadata) != "{}" {

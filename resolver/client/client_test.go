@@ -417,6 +417,43 @@ func writeHistoryPage(w http.ResponseWriter, p historyPage, ok bool) {
 	fmt.Fprint(w, p.body)
 }
 
+// TestPredecessorsPagesMoveOn: Predecessors follows next from page to
+// page, and refuses a server whose next does not move past the cursor
+// (or whose pages are empty but link on), which would make it read for
+// ever.
+func TestPredecessorsPagesMoveOn(t *testing.T) {
+	var asked int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked++
+		after, _ := strconv.Atoi(r.URL.Query().Get("after"))
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case strings.Contains(r.URL.Path, ":good/"):
+			if after == 0 {
+				fmt.Fprint(w, `{"urn":"urn:example:good","predecessors":["urn:example:p1","urn:example:p2"],"next":7}`)
+			} else {
+				fmt.Fprintf(w, `{"urn":"urn:example:good","predecessors":["urn:example:p%d"]}`, after)
+			}
+		case strings.Contains(r.URL.Path, ":stuck/"):
+			fmt.Fprint(w, `{"urn":"urn:example:stuck","predecessors":["urn:example:p1"],"next":3}`)
+		case strings.Contains(r.URL.Path, ":empty/"):
+			fmt.Fprintf(w, `{"urn":"urn:example:empty","predecessors":[],"next":%d}`, after+1)
+		}
+	}))
+	defer srv.Close()
+	c := client.New(srv.URL, "")
+	got, err := c.Predecessors(context.Background(), "urn:example:good")
+	if err != nil || !slices.Equal(got, []string{"urn:example:p1", "urn:example:p2", "urn:example:p7"}) {
+		t.Fatalf("Predecessors: %q, %v", got, err)
+	}
+	for _, name := range []string{"urn:example:stuck", "urn:example:empty"} {
+		asked = 0
+		if got, err := c.Predecessors(context.Background(), name); !errors.Is(err, client.ErrNotAPI) || asked > 3 {
+			t.Errorf("%s: %q, %v after %d pages, want ErrNotAPI at once", name, got, err, asked)
+		}
+	}
+}
+
 // TestEachByLocation: EachByLocation lists every record that lists a
 // URL, past the first 100 that L2Ns answers with, anonymously, a page at
 // a time; the admin's Duplicates says when a location's names are cut.

@@ -72,6 +72,9 @@ var pageFuncs = template.FuncMap{
 	// describe is the link to a name's description (I2C), in RFC 2169's
 	// form, as successor's; names are stored URNs.
 	"describe": func(name string) template.URL { return template.URL("/uri-res/I2C?" + name) },
+	// predecessors is where every predecessor of the record name is
+	// listed.
+	"predecessors": func(name string) string { return predecessorsURL(name) },
 }
 
 var pages = template.Must(template.New("").Funcs(pageFuncs).Parse(`
@@ -106,7 +109,7 @@ var pages = template.Must(template.New("").Funcs(pageFuncs).Parse(`
 <dl>
 <dt>Status</dt><dd>{{.Rec.Status}}{{if .Rec.Reason}}: {{.Rec.Reason}}{{end}}</dd>
 {{with .Rec.Successor}}{{$s := .}}<dt>Successor</dt><dd>{{with successor $s}}<a href="{{.}}">{{$s}}</a>{{else}}<code>{{$s}}</code>{{end}}</dd>{{end}}
-{{if .Rec.Predecessors}}<dt>Replaces</dt><dd>{{range .Rec.Predecessors}}<a href="{{describe .}}">{{.}}</a> {{end}}{{if .Rec.MorePredecessors}}and more (the first {{len .Rec.Predecessors}} are shown){{end}}</dd>{{end}}
+{{if .Rec.Predecessors}}<dt>Replaces</dt><dd>{{range .Rec.Predecessors}}<a href="{{describe .}}">{{.}}</a> {{end}}{{if .Rec.MorePredecessors}}and more (the first {{len .Rec.Predecessors}} are shown; <a href="{{predecessors .Rec.URN}}">all of them</a>, as JSON){{end}}</dd>{{end}}
 {{if .Rec.Aliases}}<dt>Aliases</dt><dd>{{range .Rec.Aliases}}<code>{{.}}</code> {{end}}</dd>{{end}}
 <dt>Locations</dt><dd><UL>{{range .Rec.Locations}}<LI>{{$u := .URL}}{{with href $u}}<A HREF="{{.}}">{{$u}}</A>{{else}}<code>{{$u}}</code>{{end}}{{if .Type}} <small>({{.Type}})</small>{{end}}{{if .Label}} — {{.Label}}{{end}}
 {{end}}</UL></dd>

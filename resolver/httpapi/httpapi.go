@@ -165,6 +165,7 @@ func (h *handler) routes() []route {
 		{method: "GET", pattern: "/api/v1/names/{urn}", serve: h.publicAPI(h.getName)},
 		{method: "POST", pattern: "/api/v1/names/{urn}/withdraw", serve: h.api(noQuery(h.withdrawName))},
 		{method: "GET", pattern: "/api/v1/names/{urn}/history", serve: h.publicAPI(h.nameHistory)},
+		{method: "GET", pattern: "/api/v1/names/{urn}/predecessors", serve: h.publicAPI(h.namePredecessors)},
 
 		{method: "POST", pattern: "/api/v1/rules", serve: h.api(h.addRule)},
 		{method: "GET", pattern: "/api/v1/rules", serve: h.api(h.listRules)},
@@ -304,7 +305,7 @@ func (h *handler) serveMux(rw *respWriter, r *http.Request, path string) {
 		// say what is wrong instead.
 		rest := path[len("/api/v1/names/"):]
 		seg, tail, _ := strings.Cut(rest, "/")
-		if seg == "" || tail != "" && tail != "history" && tail != "withdraw" {
+		if seg == "" || tail != "" && tail != "history" && tail != "withdraw" && tail != "predecessors" {
 			rw.route = "/api/v1/names/{urn}"
 			h.writeProblem(rw, r, newProblem(http.StatusBadRequest, ptInvalid,
 				`the name must be one path segment: percent-encode its "/" as %2F and its "%" as %25`).at("urn", -1))

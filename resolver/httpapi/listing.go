@@ -73,6 +73,12 @@ func (c *apiCall) adminRead(what string) (q url.Values, limit int, err error) {
 // pageQuery parses the query of a listing: its values, and the page size
 // limit= asks for (DefaultPageSize when absent).
 func (c *apiCall) pageQuery() (q url.Values, limit int, err error) {
+	return c.pageQuerySized(DefaultPageSize, MaxPageSize)
+}
+
+// pageQuerySized is pageQuery for a listing whose pages hold def entries
+// unless limit= asks for another number, at most most.
+func (c *apiCall) pageQuerySized(def, most int) (q url.Values, limit int, err error) {
 	q, err = url.ParseQuery(c.r.URL.RawQuery)
 	if err != nil {
 		return nil, 0, newProblem(http.StatusBadRequest, ptInvalid, "the query is not well-formed: "+err.Error()).at("query", -1)
@@ -80,12 +86,12 @@ func (c *apiCall) pageQuery() (q url.Values, limit int, err error) {
 	if err := onceEach(q, "after", "limit"); err != nil {
 		return nil, 0, err
 	}
-	limit = DefaultPageSize
+	limit = def
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > MaxPageSize {
+		if err != nil || n < 1 || n > most {
 			return nil, 0, newProblem(http.StatusBadRequest, ptInvalid,
-				"limit must be an integer from 1 to "+strconv.Itoa(MaxPageSize)+", not "+strconv.Quote(truncate(v, 32))).at("limit", -1)
+				"limit must be an integer from 1 to "+strconv.Itoa(most)+", not "+strconv.Quote(truncate(v, 32))).at("limit", -1)
 		}
 		limit = n
 	}

@@ -122,8 +122,8 @@ func (s *Store) Records(ctx context.Context, after int64, limit int) ([]resolver
 func (s *Store) StaleKeys(ctx context.Context, v int, after string, limit int) ([]resolver.Key, error) {
 	return s.view().staleKeys(v, after, limit), nil
 }
-func (s *Store) Predecessors(ctx context.Context, keys []string, limit int) ([]resolver.Record, error) {
-	return s.view().predecessors(keys, limit), nil
+func (s *Store) Predecessors(ctx context.Context, keys []string, after int64, limit int) ([]resolver.RecordName, error) {
+	return s.view().predecessors(keys, after, limit), nil
 }
 func (s *Store) StaleSuccessors(ctx context.Context, v int, after int64, limit int) ([]resolver.Record, error) {
 	return s.view().staleSuccessors(v, after, limit), nil
@@ -246,11 +246,11 @@ func (d *data) staleKeys(version int, after string, limit int) []resolver.Key {
 	return out
 }
 
-func (d *data) predecessors(keys []string, limit int) []resolver.Record {
-	var out []resolver.Record
+func (d *data) predecessors(keys []string, after int64, limit int) []resolver.RecordName {
+	var out []resolver.RecordName
 	for _, r := range sortedValues(d.records, func(r resolver.Record) int64 { return r.ID }) {
-		if len(out) < limit && r.SuccessorKey != "" && slices.Contains(keys, r.SuccessorKey) {
-			out = append(out, cloneRecord(r))
+		if len(out) < limit && r.ID > after && r.SuccessorKey != "" && slices.Contains(keys, r.SuccessorKey) {
+			out = append(out, resolver.RecordName{ID: r.ID, URN: r.URN})
 		}
 	}
 	return out
@@ -460,8 +460,8 @@ func (t *tx) Records(ctx context.Context, after int64, limit int) ([]resolver.Re
 func (t *tx) StaleKeys(ctx context.Context, v int, after string, limit int) ([]resolver.Key, error) {
 	return t.d.staleKeys(v, after, limit), nil
 }
-func (t *tx) Predecessors(ctx context.Context, keys []string, limit int) ([]resolver.Record, error) {
-	return t.d.predecessors(keys, limit), nil
+func (t *tx) Predecessors(ctx context.Context, keys []string, after int64, limit int) ([]resolver.RecordName, error) {
+	return t.d.predecessors(keys, after, limit), nil
 }
 func (t *tx) StaleSuccessors(ctx context.Context, v int, after int64, limit int) ([]resolver.Record, error) {
 	return t.d.staleSuccessors(v, after, limit), nil

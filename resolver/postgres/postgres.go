@@ -327,9 +327,9 @@ func (s *Store) StaleKeys(ctx context.Context, v int, after string, limit int) (
 	return ks, err
 }
 
-func (s *Store) Predecessors(ctx context.Context, keys []string, limit int) (recs []resolver.Record, err error) {
+func (s *Store) Predecessors(ctx context.Context, keys []string, after int64, limit int) (recs []resolver.RecordName, err error) {
 	err = s.read(ctx, func(ctx context.Context, r reader) error {
-		recs, err = r.predecessors(ctx, keys, limit)
+		recs, err = r.predecessors(ctx, keys, after, limit)
 		return err
 	})
 	return recs, err

@@ -140,16 +140,23 @@ func (r reader) recordsAfter(ctx context.Context, after int64, limit int) ([]res
 // records_successor_key (successor_key, id): at most limit for each key,
 // read in index order (a thousand withdrawn names may name one
 // successor), then the first limit of those.
-const qPredecessors = `SELECT ` + recordCols + ` FROM (SELECT DISTINCT unnest($1::text[]) AS key) k
-	CROSS JOIN LATERAL (SELECT * FROM records
-		WHERE successor_key = k.key ORDER BY id LIMIT $2) r
-	ORDER BY r.id LIMIT $2`
+const qPredecessors = `SELECT r.id, r.urn FROM (SELECT DISTINCT unnest($1::text[]) AS key) k
+	CROSS JOIN LATERAL (SELECT id, urn FROM records
+		WHERE successor_key = k.key AND id > $2 ORDER BY id LIMIT $3) r
+	ORDER BY r.id LIMIT $3`
 
-func (r reader) predecessors(ctx context.Context, keys []string, limit int) ([]resolver.Record, error) {
+func (r reader) predecessors(ctx context.Context, keys []string, after int64, limit int) ([]resolver.RecordName, error) {
 	if len(keys) == 0 || limit <= 0 {
 		return nil, nil
 	}
-	return r.records(ctx, qPredecessors, keys, limit)
+	rows, err := r.q.Query(ctx, qPredecessors, keys, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (n resolver.RecordName, err error) {
+		err = row.Scan(&n.ID, &n.URN)
+		return n, err
+	})
 }
 
 // staleSuccessors reads the partial index records_successor_stale

@@ -45,8 +45,9 @@ func TestStaleSuccessorsPlan(t *testing.T) {
 	}
 	// The records a record replaces: for each key a range of
 	// records_successor_key in ID order, cut at the limit; the sort is of
-	// at most limit rows a key. (2,000 records name urn:example:next.)
-	plan := genericPlan(t, conn, `predecessors('{urn:example:next,urn:example:other}', 102)`)
+	// at most limit rows a key, after the cursor. (2,000 records name
+	// urn:example:next.)
+	plan := genericPlan(t, conn, `predecessors('{urn:example:next,urn:example:other}', 1000, 102)`)
 	all := strings.Join(plan, "\n")
 	if !strings.Contains(all, "Index Scan using records_successor_key") || strings.Contains(all, "Seq Scan on records") {
 		t.Errorf("qPredecessors does not read records_successor_key in its order:\n%s", all)

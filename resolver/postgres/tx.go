@@ -275,8 +275,8 @@ func (t *tx) Records(ctx context.Context, after int64, limit int) ([]resolver.Re
 func (t *tx) StaleKeys(ctx context.Context, v int, after string, limit int) ([]resolver.Key, error) {
 	return t.staleKeys(ctx, v, after, limit)
 }
-func (t *tx) Predecessors(ctx context.Context, keys []string, limit int) ([]resolver.Record, error) {
-	return t.predecessors(ctx, keys, limit)
+func (t *tx) Predecessors(ctx context.Context, keys []string, after int64, limit int) ([]resolver.RecordName, error) {
+	return t.predecessors(ctx, keys, after, limit)
 }
 func (t *tx) StaleSuccessors(ctx context.Context, v int, after int64, limit int) ([]resolver.Record, error) {
 	return t.staleSuccessors(ctx, v, after, limit)

@@ -47,7 +47,7 @@ func TestPredecessorsOneSnapshot(t *testing.T) {
 	keys := []string{"urn:example:new", "urn:example:alias"}
 	deadline := time.Now().Add(3 * time.Second)
 	for i := 0; i < 5000 && time.Now().Before(deadline); i++ {
-		recs, err := f.st.Predecessors(ctx, keys, 10)
+		recs, err := f.st.Predecessors(ctx, keys, 0, 10)
 		if err != nil {
 			t.Fatal(err)
 		}

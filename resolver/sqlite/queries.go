@@ -113,8 +113,8 @@ var sqlText = [numQueries]string{
 	// Predecessors, one key at a time: the partial index of successor
 	// keys holds each key's rows in rowid order, so that LIMIT reads no
 	// more than it returns however many records name one successor.
-	qPredecessors: `SELECT ` + recordCols + ` FROM records r INDEXED BY records_successor
-		WHERE r.successor_key = ? ORDER BY r.id LIMIT ?`,
+	qPredecessors: `SELECT r.id, r.urn FROM records r INDEXED BY records_successor
+		WHERE r.successor_key = ? AND r.id > ? ORDER BY r.id LIMIT ?`,
 	// Stale successor keys, as stale keys: from the partial index for this
 	// build's version (ensureStaleIndex), else by ID and filtered. A
 	// successor whose version is NULL has no key yet: it is stale for any

@@ -104,6 +104,12 @@ func (rd reader) records(ctx context.Context, what string, q query, args ...any)
 	return queryAll(ctx, rd, what, q, func(r *sql.Rows) (resolver.Record, error) { return scanRecord(r) }, args...)
 }
 
+// scanRecordName reads a row of r.id, r.urn.
+func scanRecordName(rows *sql.Rows) (n resolver.RecordName, err error) {
+	err = rows.Scan(&n.ID, &n.URN)
+	return n, err
+}
+
 // queryAll runs one of the prepared queries and scans every row with scan.
 func queryAll[T any](ctx context.Context, rd reader, what string, q query, scan func(*sql.Rows) (T, error), args ...any) ([]T, error) {
 	if err := rd.live(); err != nil {
@@ -229,7 +235,7 @@ func (rd reader) StaleKeys(ctx context.Context, version int, after string, limit
 // queries read one snapshot (readConsistent): a notice restated between
 // two of them, moving its successor from a record's name to its alias,
 // would otherwise show its record twice, or not at all.
-func (rd reader) Predecessors(ctx context.Context, keys []string, limit int) ([]resolver.Record, error) {
+func (rd reader) Predecessors(ctx context.Context, keys []string, after int64, limit int) ([]resolver.RecordName, error) {
 	if len(keys) == 0 || limit <= 0 {
 		return nil, rd.live()
 	}
@@ -240,20 +246,20 @@ func (rd reader) Predecessors(ctx context.Context, keys []string, limit int) ([]
 		}
 	}
 	if len(distinct) == 1 { // one statement is one snapshot
-		return rd.records(ctx, "finding predecessors", qPredecessors, distinct[0], limit)
+		return queryAll(ctx, rd, "finding predecessors", qPredecessors, scanRecordName, distinct[0], after, limit)
 	}
 	if err := rd.live(); err != nil {
 		return nil, err
 	}
-	return readConsistent(ctx, rd, func(ctx context.Context, stmt func(query) *sql.Stmt) ([]resolver.Record, error) {
-		var out []resolver.Record
+	return readConsistent(ctx, rd, func(ctx context.Context, stmt func(query) *sql.Stmt) ([]resolver.RecordName, error) {
+		var out []resolver.RecordName
 		for _, k := range distinct {
-			rows, err := stmt(qPredecessors).QueryContext(ctx, k, limit)
+			rows, err := stmt(qPredecessors).QueryContext(ctx, k, after, limit)
 			if err != nil {
 				return nil, storeErr(ctx, "finding predecessors", err)
 			}
 			for rows.Next() {
-				r, err := scanRecord(rows)
+				r, err := scanRecordName(rows)
 				if err != nil {
 					rows.Close()
 					return nil, storeErr(ctx, "finding predecessors", err)
@@ -265,7 +271,7 @@ func (rd reader) Predecessors(ctx context.Context, keys []string, limit int) ([]
 				return nil, storeErr(ctx, "finding predecessors", err)
 			}
 		}
-		slices.SortFunc(out, func(a, b resolver.Record) int { return cmp.Compare(a.ID, b.ID) })
+		slices.SortFunc(out, func(a, b resolver.RecordName) int { return cmp.Compare(a.ID, b.ID) })
 		return out[:min(len(out), limit)], nil
 	})
 }

@@ -605,8 +605,8 @@ func (s *Store) Records(ctx context.Context, after int64, limit int) ([]resolver
 func (s *Store) StaleKeys(ctx context.Context, version int, after string, limit int) ([]resolver.Key, error) {
 	return s.rd.StaleKeys(ctx, version, after, limit)
 }
-func (s *Store) Predecessors(ctx context.Context, keys []string, limit int) ([]resolver.Record, error) {
-	return s.rd.Predecessors(ctx, keys, limit)
+func (s *Store) Predecessors(ctx context.Context, keys []string, after int64, limit int) ([]resolver.RecordName, error) {
+	return s.rd.Predecessors(ctx, keys, after, limit)
 }
 func (s *Store) StaleSuccessors(ctx context.Context, version int, after int64, limit int) ([]resolver.Record, error) {
 	return s.rd.StaleSuccessors(ctx, version, after, limit)

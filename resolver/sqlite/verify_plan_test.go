@@ -75,3 +75,19 @@ func queryPlan(t *testing.T, st *Store, q string, args ...any) []string {
 	}
 	return plan
 }
+
+// TestPredecessorsPlan: a page of a record's predecessors is a range of
+// the partial index of successor keys, (key, rowid) after the cursor, in
+// its order: however many withdrawn records name one successor, a page
+// reads no more rows than it returns.
+func TestPredecessorsPlan(t *testing.T) {
+	st, err := Open(context.Background(), t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	plan := strings.Join(queryPlan(t, st, sqlText[qPredecessors], "urn:example:a", 5, 10), "\n")
+	if !strings.Contains(plan, "USING INDEX records_successor (successor_key=? AND rowid>?)") || strings.Contains(plan, "TEMP B-TREE") {
+		t.Errorf("qPredecessors does not read a range of records_successor in its order:\n%s", plan)
+	}
+}

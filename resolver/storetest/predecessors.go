@@ -59,7 +59,7 @@ func testPredecessors(t *testing.T, b Backend) {
 	if w.SuccessorKey != "urn:example:a5" || w.SuccessorVersion != urn.KeyVersion {
 		t.Fatalf("Withdraw stores the successor key %q version %d", w.SuccessorKey, w.SuccessorVersion)
 	}
-	if got, err := e.store.Predecessors(c, []string{"urn:example:a5"}, 10); err != nil || len(got) != 1 || got[0].URN != "urn:example:a1" {
+	if got, err := e.store.Predecessors(c, []string{"urn:example:a5"}, 0, 10); err != nil || len(got) != 1 || got[0].URN != "urn:example:a1" {
 		t.Fatalf("store.Predecessors before the successor exists: %+v %v", got, err)
 	}
 	// An equivalent spelling (RFC 8141 §3.1: the "urn" and NID case, the
@@ -93,14 +93,14 @@ func testPredecessors(t *testing.T, b Backend) {
 	e.withdraw("urn:example:a5", "urn:example:a6")
 	wantNames(t, "a withdrawn successor", e.predecessors("urn:example:a5"), "urn:example:a1")
 	update(t, e.store, func(tx resolver.Tx) error {
-		got, err := tx.Predecessors(c, []string{"urn:example:a6", "urn:example:a5", "urn:nothing:here"}, 10)
+		got, err := tx.Predecessors(c, []string{"urn:example:a6", "urn:example:a5", "urn:nothing:here"}, 0, 10)
 		if err != nil {
 			return err
 		}
 		if len(got) != 2 || got[0].URN != "urn:example:a1" || got[1].URN != "urn:example:a5" {
 			t.Errorf("tx.Predecessors: %+v", got)
 		}
-		if none, err := tx.Predecessors(c, nil, 10); err != nil || len(none) != 0 {
+		if none, err := tx.Predecessors(c, nil, 0, 10); err != nil || len(none) != 0 {
 			t.Errorf("tx.Predecessors of no keys: %+v %v", none, err)
 		}
 		return nil
@@ -179,7 +179,7 @@ func testManyPredecessors(t *testing.T, b Backend) {
 	// The store's limit holds for each key and for all of them.
 	keys := []string{"urn:example:a-new", "urn:example:a-new-alias"}
 	for _, limit := range []int{1, 5, n - 1, n, n + 10} {
-		got, err := e.store.Predecessors(c, keys, limit)
+		got, err := e.store.Predecessors(c, keys, 0, limit)
 		if err != nil || len(got) != min(limit, n) {
 			t.Fatalf("store.Predecessors(limit %d): %d records, %v", limit, len(got), err)
 		}
@@ -188,6 +188,26 @@ func testManyPredecessors(t *testing.T, b Backend) {
 				t.Fatalf("store.Predecessors(limit %d)[%d] = %s, want %s (the first by ID)", limit, i, r.URN, want[i])
 			}
 		}
+	}
+	// Page by page, past the first MaxPredecessors, by both keys; the
+	// record itself is never among them (a store edited by hand might
+	// name it as its own successor).
+	for _, size := range []int{1, 7, n, n + 1} {
+		var all []string
+		for after, pages := int64(0), 0; ; pages++ {
+			page, more, err := e.svc.PredecessorsAfter(c, rec, after, size)
+			if err != nil || len(page) > size || (more && len(page) != size) || pages > n {
+				t.Fatalf("PredecessorsAfter(%d, %d): %d, more %v, %v", after, size, len(page), more, err)
+			}
+			for _, p := range page {
+				all = append(all, p.URN)
+				after = p.ID
+			}
+			if !more {
+				break
+			}
+		}
+		wantNames(t, fmt.Sprintf("pages of %d", size), all, want...)
 	}
 	// One fewer: all are shown, and no "more".
 	e.withdraw(want[0], "urn:example:a-elsewhere")
@@ -362,11 +382,11 @@ func testSuccessorKeyStored(t *testing.T, b Backend) {
 	check("Record", got, r)
 	got, _ = s.Record(c, plain.ID)
 	check("Record without successor", got, plain)
-	if ps, err := s.Predecessors(c, []string{"urn:example:s2"}, 10); err != nil || len(ps) != 1 || ps[0].ID != r.ID {
+	if ps, err := s.Predecessors(c, []string{"urn:example:s2"}, 0, 10); err != nil || len(ps) != 1 || ps[0].ID != r.ID {
 		t.Fatalf("Predecessors: %+v %v", ps, err)
 	}
 	// A key given twice finds its record once.
-	if ps, err := s.Predecessors(c, []string{"urn:example:s2", "urn:example:s3", "urn:example:s2"}, 10); err != nil || len(ps) != 1 || ps[0].ID != r.ID {
+	if ps, err := s.Predecessors(c, []string{"urn:example:s2", "urn:example:s3", "urn:example:s2"}, 0, 10); err != nil || len(ps) != 1 || ps[0].ID != r.ID {
 		t.Fatalf("Predecessors of a key given twice: %+v %v", ps, err)
 	}
 	// Changed (a restated notice) and read back, also by RecordStates.
@@ -374,10 +394,10 @@ func testSuccessorKeyStored(t *testing.T, b Backend) {
 	update(t, s, func(tx resolver.Tx) error { return tx.UpdateRecord(c, r) })
 	got, _ = s.Record(c, r.ID)
 	check("Record after UpdateRecord", got, r)
-	if ps, err := s.Predecessors(c, []string{"urn:example:s2"}, 10); err != nil || len(ps) != 0 {
+	if ps, err := s.Predecessors(c, []string{"urn:example:s2"}, 0, 10); err != nil || len(ps) != 0 {
 		t.Fatalf("Predecessors of the old key: %+v %v", ps, err)
 	}
-	if ps, err := s.Predecessors(c, []string{"urn:example:s4"}, 10); err != nil || len(ps) != 1 {
+	if ps, err := s.Predecessors(c, []string{"urn:example:s4"}, 0, 10); err != nil || len(ps) != 1 {
 		t.Fatalf("Predecessors of the new key: %+v %v", ps, err)
 	}
 	sts, err := s.RecordStates(c, 0, 10)
@@ -456,7 +476,7 @@ func testSuccessorKeyStored(t *testing.T, b Backend) {
 		check("Record written by InsertRecords", got, bulk)
 		got, _ = s.Record(c, bulkPlain.ID)
 		check("Record without successor written by InsertRecords", got, bulkPlain)
-		if ps, err := s.Predecessors(c, []string{"urn:example:s6"}, 10); err != nil || len(ps) != 1 || ps[0].ID != bulk.ID {
+		if ps, err := s.Predecessors(c, []string{"urn:example:s6"}, 0, 10); err != nil || len(ps) != 1 || ps[0].ID != bulk.ID {
 			t.Fatalf("Predecessors of a record written by InsertRecords: %+v %v", ps, err)
 		}
 	}

@@ -667,6 +667,20 @@ func TestPredecessorsOnPage(t *testing.T) {
 	if _, _, err := fx.svc.Put(ctx, p, rec.URN, in, resolver.Precondition{IfMatch: []string{tag}}); err != nil {
 		t.Fatalf("a write with the page's entity-tag: %v", err)
 	}
+
+	// More than the page shows: it says so, and links to the listing of
+	// them all.
+	for i := range resolver.MaxPredecessors {
+		name := fmt.Sprintf("urn:example:draft-%03d", i)
+		if _, _, err := fx.svc.Put(ctx, p, name, resolver.RecordInput{Locations: []resolver.Location{{URL: "https://example.org/d"}}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fx.svc.Withdraw(ctx, p, name, "", "urn:isbn:9780395363416"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, body = get(t, srv, "/names/urn:isbn:9780395363416")
+	wantIn(t, body, `and more: the first 100 are shown (<a href="/api/v1/names/urn:isbn:9780395363416/predecessors">all of them, as JSON</a>)`)
 }
 
 // TestNamePageOfDeepMetadata: a record stored before writes limited the

@@ -433,11 +433,11 @@ func (s *switchStore) StaleKeys(ctx context.Context, v int, after string, limit 
 	return s.Store.StaleKeys(ctx, v, after, limit)
 }
 
-func (s *switchStore) Predecessors(ctx context.Context, keys []string, limit int) ([]resolver.Record, error) {
+func (s *switchStore) Predecessors(ctx context.Context, keys []string, after int64, limit int) ([]resolver.RecordName, error) {
 	if err := s.err(); err != nil {
 		return nil, err
 	}
-	return s.Store.Predecessors(ctx, keys, limit)
+	return s.Store.Predecessors(ctx, keys, after, limit)
 }
 
 func (s *switchStore) StaleSuccessors(ctx context.Context, v int, after int64, limit int) ([]resolver.Record, error) {

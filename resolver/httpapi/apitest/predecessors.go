@@ -174,7 +174,69 @@ func testManyPredecessors(t *testing.T, ns func(*testing.T) resolver.Store) {
 		}
 	}
 	page := f.Do("GET", "/uri-res/I2C?urn:example:hub", "", "Accept", browserAccept).Want(t, 200)
-	if !strings.Contains(page.Body, "and more (the first 100 are shown)") {
+	if !strings.Contains(page.Body, `and more (the first 100 are shown; <a href="/api/v1/names/urn:example:hub/predecessors">all of them</a>`) {
 		t.Fatalf("I2C page: %s", page.Body)
+	}
+	var want []string
+	for i := range n {
+		want = append(want, fmt.Sprintf("urn:example:spoke-%03d-%s", i, strings.Repeat("x", 40)))
+	}
+	// Every one of them, page by page through the Link rel="next" (and
+	// next), asked by another spelling of the name.
+	var got []string
+	target := "/api/v1/names/URN:EXAMPLE:hub/predecessors?limit=30"
+	for pages := 0; target != ""; pages++ {
+		if pages > n {
+			t.Fatalf("the pages do not end: %q", got)
+		}
+		r := f.Do("GET", target, "").Want(t, 200)
+		var body struct {
+			URN          string   `json:"urn"`
+			Predecessors []string `json:"predecessors"`
+			Next         *int64   `json:"next"`
+		}
+		r.JSON(t, &body)
+		if body.URN != "urn:example:hub" || len(body.Predecessors) > 30 {
+			t.Fatalf("%s: %s", target, r.Body)
+		}
+		got = append(got, body.Predecessors...)
+		target = ""
+		if l := r.Header.Get("Link"); l != "" {
+			target = strings.TrimPrefix(strings.TrimSuffix(l, `>; rel="next"`), "<")
+			if target == l || body.Next == nil || !strings.Contains(target, fmt.Sprintf("after=%d&limit=30", *body.Next)) {
+				t.Fatalf("Link %q with next %v", l, body.Next)
+			}
+		} else if body.Next != nil {
+			t.Fatalf("%s: next %d without a Link", target, *body.Next)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("paged predecessors:\n got %q\nwant %q", got, want)
+	}
+	// The Go client reads them all.
+	if all, err := client.New(f.URL, "").Predecessors(context.Background(), "urn:example:hub"); err != nil || !slices.Equal(all, want) {
+		t.Fatalf("client.Predecessors: %d, %v", len(all), err)
+	}
+	// A page of the default size is the record's own list.
+	var first struct {
+		Predecessors []string `json:"predecessors"`
+		Next         *int64   `json:"next"`
+	}
+	f.Do("GET", "/api/v1/names/urn:example:hub/predecessors", "").Want(t, 200).JSON(t, &first)
+	if !slices.Equal(first.Predecessors, want[:resolver.MaxPredecessors]) || first.Next == nil {
+		t.Fatalf("the first page: %d, next %v", len(first.Predecessors), first.Next)
+	}
+	// None: an empty list, not a 404; the listing of a name there is not
+	// is 404, and a bad page 400 naming the parameter.
+	none := f.Do("GET", "/api/v1/names/urn:example:spoke-000-"+strings.Repeat("x", 40)+"/predecessors", "").Want(t, 200)
+	if !strings.Contains(none.Body, `"predecessors":[]`) || strings.Contains(none.Body, "next") || none.Header.Get("Link") != "" {
+		t.Fatalf("no predecessors: %s %q", none.Body, none.Header.Get("Link"))
+	}
+	f.Do("GET", "/api/v1/names/urn:example:nowhere/predecessors", "").Want(t, 404)
+	for _, q := range []string{"limit=0", "limit=1001", "limit=x", "after=-1", "after=x", "after=1&after=2"} {
+		r := f.Do("GET", "/api/v1/names/urn:example:hub/predecessors?"+q, "").Want(t, 400)
+		if name, _, _ := strings.Cut(q, "="); !strings.Contains(r.Body, `"`+name+`"`) {
+			t.Errorf("?%s: the problem does not name %s: %s", q, name, r.Body)
+		}
 	}
 }
