@@ -136,6 +136,12 @@ type Rule struct {
 // Duplicate is a location that several records share (after normalization).
 type Duplicate struct {
 	Key      string   // the normalized URL
-	URNs     []string // the records' names, in record order
+	URNs     []string // the records' names, in record order: the first MaxByLocation
 	Statuses []Status // the records' statuses, in the order of URNs
+	// LastID is the ID of the last record of URNs.
+	LastID int64
+	// More is set when more records list the location than URNs holds
+	// (a page of a popular site's may be listed by thousands): the rest
+	// are read by RecordsByLocation, after LastID.
+	More bool
 }

@@ -469,13 +469,32 @@ func (s *Service) ByLocation(ctx context.Context, rawURL string, withdrawn bool)
 	if err != nil {
 		return nil, false, err
 	}
-	// One more than is kept tells whether there are more.
-	recs, err = s.store.RecordsByLocation(ctx, key, MaxByLocation+1, withdrawn)
+	return s.byLocationKey(ctx, key, 0, MaxByLocation, withdrawn)
+}
+
+// LocationPage returns a page of the records that list rawURL as a
+// location (compared as ByLocation compares it): up to limit of them with
+// ID > after, in ID order, active ones only unless withdrawn is true, with
+// the key rawURL normalizes to, and more reporting whether others follow.
+// It is how the records past ByLocation's first MaxByLocation are read.
+func (s *Service) LocationPage(ctx context.Context, rawURL string, after int64, limit int, withdrawn bool) (key string, recs []Record, more bool, err error) {
+	_, key, err = s.locationKey("url", rawURL)
+	if err != nil {
+		return "", nil, false, err
+	}
+	recs, more, err = s.byLocationKey(ctx, key, after, limit, withdrawn)
+	return key, recs, more, err
+}
+
+// byLocationKey reads up to limit records with ID > after that list the
+// location key; one more than is kept tells whether there are more.
+func (s *Service) byLocationKey(ctx context.Context, key string, after int64, limit int, withdrawn bool) ([]Record, bool, error) {
+	recs, err := s.store.RecordsByLocation(ctx, key, after, limit+1, withdrawn)
 	if err != nil {
 		return nil, false, storeError(err)
 	}
-	if len(recs) > MaxByLocation {
-		return recs[:MaxByLocation], true, nil
+	if len(recs) > limit {
+		return recs[:limit], true, nil
 	}
 	return recs, false, nil
 }

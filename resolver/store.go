@@ -61,14 +61,15 @@ type Reader interface {
 	Record(ctx context.Context, id int64) (Record, error)
 	// Keys returns every key reserved to a record, name first.
 	Keys(ctx context.Context, recordID int64) ([]Key, error)
-	// RecordsByLocation returns up to limit records that list a location
-	// whose Key is locKey, the first in ID order: only active ones unless
-	// withdrawn is true. Stores read them from the location index in its
-	// order (key, record ID) and stop at limit, however many records list
-	// the location (a page of a popular site's may be listed by
-	// thousands); without withdrawn, a withdrawn record's row is read and
-	// passed over, as DuplicateLocations does.
-	RecordsByLocation(ctx context.Context, locKey string, limit int, withdrawn bool) ([]Record, error)
+	// RecordsByLocation returns up to limit records with ID > after that
+	// list a location whose Key is locKey, the first in ID order: only
+	// active ones unless withdrawn is true. Stores read them from the
+	// location index in its order (key, record ID), starting past after,
+	// and stop at limit, however many records list the location (a page of
+	// a popular site's may be listed by thousands, read a page at a time);
+	// without withdrawn, a withdrawn record's row is read and passed over,
+	// as DuplicateLocations does.
+	RecordsByLocation(ctx context.Context, locKey string, after int64, limit int, withdrawn bool) ([]Record, error)
 	// Records returns up to limit records with ID > after, in ID order.
 	Records(ctx context.Context, after int64, limit int) ([]Record, error)
 	// StaleKeys returns up to limit keys whose Version is below version,
@@ -98,7 +99,10 @@ type Reader interface {
 	// one active record and any number of withdrawn ones is not a
 	// duplicate then (a withdrawn record's locations can no longer be
 	// changed, so it is not what someone looking for double registrations
-	// can fix).
+	// can fix). Each Duplicate holds the first MaxByLocation of the
+	// records (in ID order) and says (More) when more list the location:
+	// stores read at most MaxByLocation+1 rows of the location index a
+	// location for them, however many records list it.
 	DuplicateLocations(ctx context.Context, after string, limit int, withdrawn bool) ([]Duplicate, error)
 
 	// Authority returns the authority with the given ID.

@@ -147,8 +147,13 @@ type directory interface {
 	// order they were created.
 	EachRecord(ctx context.Context, fn func(resolver.Record) error) error
 	// Duplicates calls fn for every location several active records
-	// share; with withdrawn, several records whatever their status.
+	// share; with withdrawn, several records whatever their status. Each
+	// holds the first resolver.MaxByLocation names (More when cut).
 	Duplicates(ctx context.Context, withdrawn bool, fn func(resolver.Duplicate) error) error
+	// ByLocation calls fn for every record that lists rawURL as a
+	// location (compared as L2Ns compares it), active ones only unless
+	// withdrawn, in registration order, a page at a time.
+	ByLocation(ctx context.Context, rawURL string, withdrawn bool, fn func(resolver.Record) error) error
 
 	// importer returns what writes the records of an import.
 	importer() importSink
@@ -253,8 +258,11 @@ func (d remoteDir) EachRecord(ctx context.Context, fn func(resolver.Record) erro
 }
 func (d remoteDir) Duplicates(ctx context.Context, withdrawn bool, fn func(resolver.Duplicate) error) error {
 	return d.c.Duplicates(ctx, withdrawn, func(x client.Duplicate) error {
-		return fn(resolver.Duplicate{Key: x.Location, URNs: x.URNs, Statuses: x.Statuses})
+		return fn(resolver.Duplicate{Key: x.Location, URNs: x.URNs, Statuses: x.Statuses, More: x.MoreURNs})
 	})
+}
+func (d remoteDir) ByLocation(ctx context.Context, rawURL string, withdrawn bool, fn func(resolver.Record) error) error {
+	return d.c.EachByLocation(ctx, rawURL, withdrawn, fn)
 }
 func (d remoteDir) importer() importSink { return &remoteSink{c: d.c} }
 func (d remoteDir) Close() error         { return nil }
@@ -361,6 +369,24 @@ func (d *localDir) EachRecord(ctx context.Context, fn func(resolver.Record) erro
 }
 func (d *localDir) Duplicates(ctx context.Context, withdrawn bool, fn func(resolver.Duplicate) error) error {
 	return d.svc.Duplicates(ctx, withdrawn, fn)
+}
+func (d *localDir) ByLocation(ctx context.Context, rawURL string, withdrawn bool, fn func(resolver.Record) error) error {
+	var after int64
+	for {
+		_, recs, more, err := d.svc.LocationPage(ctx, rawURL, after, 1000, withdrawn)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		if !more {
+			return nil
+		}
+		after = recs[len(recs)-1].ID
+	}
 }
 func (d *localDir) importer() importSink { return &localSink{svc: d.svc} }
 func (d *localDir) Close() error         { return d.st.Close() }

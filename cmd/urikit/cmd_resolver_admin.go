@@ -413,6 +413,9 @@ type duplicateJSON struct {
 	Location string            `json:"location"`
 	URNs     []string          `json:"urns"`
 	Statuses []resolver.Status `json:"statuses,omitempty"`
+	// MoreURNs: more records list the location than the first
+	// resolver.MaxByLocation urns holds (urikit locate lists them all).
+	MoreURNs bool `json:"more_urns,omitempty"`
 }
 
 func runDuplicates(args []string, s *stdio) int {
@@ -422,10 +425,12 @@ func runDuplicates(args []string, s *stdio) int {
 			"http://example.org/a are one location), each with the names that share it.\n"+
 			"Withdrawn records are left out: their locations can no longer be changed.\n"+
 			"--withdrawn counts and lists them too, each name with its status.\n"+
+			"A location lists its first 100 names (by registration); when more records\n"+
+			"list it, a last line says so, and 'urikit locate URL' lists them all.\n"+
 			"Against a server this needs the admin token.\n"+targetHelp, s)
 	t := addTarget(fs)
 	withdrawn := fs.Bool("withdrawn", false, "include withdrawn records, and say each record's status")
-	asJSON := fs.Bool("json", false, `print one JSON object a line: {"location":…,"urns":[…]}, with --withdrawn also "statuses":[…] in the order of urns`)
+	asJSON := fs.Bool("json", false, `print one JSON object a line: {"location":…,"urns":[…]}, with --withdrawn also "statuses":[…] in the order of urns, and "more_urns":true when urns is cut`)
 	pos, st := parseArgs(fs, args, s)
 	if st >= 0 {
 		return st
@@ -441,7 +446,7 @@ func runDuplicates(args []string, s *stdio) int {
 		err := d.Duplicates(ctx, *withdrawn, func(dup resolver.Duplicate) error {
 			n++
 			if *asJSON {
-				obj := duplicateJSON{Location: dup.Key, URNs: dup.URNs}
+				obj := duplicateJSON{Location: dup.Key, URNs: dup.URNs, MoreURNs: dup.More}
 				if *withdrawn {
 					obj.Statuses = dup.Statuses
 				}
@@ -455,6 +460,13 @@ func runDuplicates(args []string, s *stdio) int {
 				} else {
 					fmt.Fprintf(s.out, "  %s\n", u)
 				}
+			}
+			if dup.More {
+				flag := ""
+				if *withdrawn {
+					flag = "--withdrawn "
+				}
+				fmt.Fprintf(s.out, "  … and more records (the first %d are shown): urikit locate %s%s\n", len(dup.URNs), flag, dup.Key)
 			}
 			return nil
 		})

@@ -19,6 +19,7 @@ func init() {
 	register(command{name: "register", summary: "create or replace a name's record in a resolver (PUT)", run: runRegister})
 	register(command{name: "withdraw", summary: "withdraw a name from a resolver for good (410 Gone from then on)", run: runWithdraw})
 	register(command{name: "lookup", summary: "show the record a name resolves to in a resolver", run: runLookup})
+	register(command{name: "locate", summary: "list every name of a resolver that lists a URL as a location", run: runLocate})
 }
 
 // targetHelp is the paragraph every resolver command's help ends with.
@@ -236,6 +237,55 @@ func runLookup(args []string, s *stdio) int {
 			printRecord(s.out, rec)
 		}
 		return status
+	})
+}
+
+func runLocate(args []string, s *stdio) int {
+	fs := newFlags("locate", "locate [--withdrawn] [--json] URL",
+		"Lists every record that lists URL as a location, compared after scheme-based\n"+
+			"normalization (RFC 3986 §6.2.3) as L2Ns compares it, in registration order:\n"+
+			"all of them, where L2Ns answers with the first 100. Withdrawn records are\n"+
+			"left out unless --withdrawn, which lists them too, each name with its status.\n"+
+			"Against a server it reads GET /api/v1/locations a page at a time; no token\n"+
+			"is needed. Exit status 0 even when no record lists the URL.\n"+targetHelp, s)
+	t := addTarget(fs)
+	withdrawn := fs.Bool("withdrawn", false, "include withdrawn records, and say each record's status")
+	asJSON := fs.Bool("json", false, "print each record as JSON (as GET /api/v1/names/{urn} shows it, without the records it replaces), one a line")
+	pos, st := parseArgs(fs, args, s)
+	if st >= 0 {
+		return st
+	}
+	if len(pos) != 1 {
+		return usageErr(s, "locate", "give one URL")
+	}
+	if err := t.resolve(fs); err != nil {
+		return usageErr(s, "locate", "%v", err)
+	}
+	return withDir(s, "locate", t, false, func(ctx context.Context, d directory) int {
+		n := 0
+		err := d.ByLocation(ctx, pos[0], *withdrawn, func(rec resolver.Record) error {
+			n++
+			switch {
+			case *asJSON:
+				printJSON(s.out, rec)
+			case *withdrawn:
+				fmt.Fprintf(s.out, "%s (%s)\n", rec.URN, rec.Status)
+			default:
+				fmt.Fprintln(s.out, rec.URN)
+			}
+			return nil
+		})
+		if err != nil {
+			return fail(s, "locate", t, err)
+		}
+		if !*asJSON {
+			which := "active "
+			if *withdrawn {
+				which = ""
+			}
+			fmt.Fprintf(s.err, "%s listed by %s\n", pos[0], plural(n, which+"record", which+"records"))
+		}
+		return exitOK
 	})
 }
 

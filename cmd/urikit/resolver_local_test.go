@@ -279,7 +279,7 @@ func TestResolverLocal(t *testing.T) {
 // exit status 2 with a one-line reason.
 func TestResolverUsage(t *testing.T) {
 	hermetic(t)
-	for _, args := range [][]string{{"serve"}, {"register"}, {"withdraw"}, {"lookup"}, {"export"}, {"import"},
+	for _, args := range [][]string{{"serve"}, {"register"}, {"withdraw"}, {"lookup"}, {"locate"}, {"export"}, {"import"},
 		{"duplicates"}, {"migrate"}, {"verify"}, {"authority"}, {"authority", "add"}, {"authority", "list"},
 		{"authority", "token", "add"}, {"authority", "token", "revoke"}, {"authority", "transfer"},
 		{"rules"}, {"rules", "add"}, {"rules", "list"}, {"rules", "remove"}, {"rules", "test"}} {
@@ -293,6 +293,7 @@ func TestResolverUsage(t *testing.T) {
 		err  string
 	}{
 		{[]string{"lookup"}, "give at least one URN"},
+		{[]string{"locate"}, "give one URL"},
 		{[]string{"lookup", "urn:a:b", "--server", "ftp://x"}, "http:// or https://"},
 		{[]string{"lookup", "urn:a:b", "--server", "http://x", "--data", "d"}, "give one of --server, --data and --db"},
 		{[]string{"withdraw"}, "give exactly one URN"},

@@ -752,8 +752,13 @@ func (c *Client) EachRecord(ctx context.Context, fn func(resolver.Record) error)
 // Duplicate is a location that several records list.
 type Duplicate struct {
 	Location string            `json:"location"` // after scheme-based normalization
-	URNs     []string          `json:"urns"`
+	URNs     []string          `json:"urns"`     // the first 100 (resolver.MaxByLocation)
 	Statuses []resolver.Status `json:"statuses"` // the records' statuses, in the order of URNs
+	// MoreURNs: more records list the location than URNs holds; Next is
+	// then the server's page of GET /api/v1/locations that lists the
+	// rest (EachByLocation lists them all).
+	MoreURNs bool   `json:"more_urns"`
+	Next     string `json:"next"`
 }
 
 // DuplicatePage is one page of GET /api/v1/duplicates.
@@ -800,6 +805,72 @@ func (c *Client) Duplicates(ctx context.Context, withdrawn bool, fn func(Duplica
 			return nil
 		}
 		after = *p.Next
+	}
+}
+
+// LocationPage is one page of GET /api/v1/locations.
+type LocationPage struct {
+	Location string            `json:"location"` // the URL as given
+	Key      string            `json:"key"`      // after scheme-based normalization
+	Records  []resolver.Record `json:"records"`
+	// Next is the cursor of the next page (pass it as after), nil on the
+	// last page.
+	Next *int64 `json:"next"`
+}
+
+// ByLocationPage returns one page of the records that list rawURL as a
+// location, compared after scheme-based normalization as L2Ns compares
+// it: those past the cursor after (0 for the first page), in registration
+// order, at most limit of them (0: the server's default), fewer when the
+// server's page holds as many bytes as it gives at once; active ones only
+// unless withdrawn. Anyone may read it. A page with a next cursor must
+// hold records and move on past after, so that EachByLocation ends.
+func (c *Client) ByLocationPage(ctx context.Context, rawURL string, after int64, limit int, withdrawn bool) (LocationPage, error) {
+	q := url.Values{"url": {rawURL}}
+	if after > 0 {
+		q.Set("after", strconv.FormatInt(after, 10))
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	if withdrawn {
+		q.Set("withdrawn", "true")
+	}
+	path := withQuery("/api/v1/locations", q)
+	var p LocationPage
+	if _, err := c.do(ctx, http.MethodGet, path, nil, &p); err != nil {
+		return LocationPage{}, err
+	}
+	// Records carry no ID in the API's JSON: the cursor is the server's
+	// word, and it must move on, or EachByLocation would ask for the same
+	// page for ever.
+	if p.Next != nil && (len(p.Records) == 0 || *p.Next <= after) {
+		return LocationPage{}, &resolver.Error{Kind: resolver.KindInternal, Offset: -1, Err: ErrNotAPI,
+			Message: fmt.Sprintf("GET %s%s: the next page's cursor %d does not move on from %d (a page of %d records)", c.base, path, *p.Next, after, len(p.Records))}
+	}
+	return p, nil
+}
+
+// EachByLocation calls fn for every record that lists rawURL as a
+// location (active ones only unless withdrawn), in registration order, a
+// page at a time (ByLocationPage): past the first 100 that L2Ns answers
+// with. Anyone may read them.
+func (c *Client) EachByLocation(ctx context.Context, rawURL string, withdrawn bool, fn func(resolver.Record) error) error {
+	var after int64
+	for {
+		p, err := c.ByLocationPage(ctx, rawURL, after, 0, withdrawn)
+		if err != nil {
+			return err
+		}
+		for _, r := range p.Records {
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		if p.Next == nil {
+			return nil
+		}
+		after = *p.Next // past after: ByLocationPage checked it
 	}
 }
 

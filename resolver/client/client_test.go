@@ -453,3 +453,103 @@ func TestPredecessorsPagesMoveOn(t *testing.T) {
 		}
 	}
 }
+
+// TestEachByLocation: EachByLocation lists every record that lists a
+// URL, past the first 100 that L2Ns answers with, anonymously, a page at
+// a time; the admin's Duplicates says when a location's names are cut.
+func TestEachByLocation(t *testing.T) {
+	ctx := context.Background()
+	e := apitest.NewEnv(t, func(*testing.T) resolver.Store { return memstore.New() })
+	admin := client.New(e.URL, apitest.AdminToken)
+	a, err := admin.CreateAuthority(ctx, "Example", []string{"urn:example:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := client.New(e.URL, a.Token)
+	n := resolver.MaxByLocation + 5
+	var all []string
+	for i := range n {
+		name := fmt.Sprintf("urn:example:%03d", i)
+		in := resolver.RecordInput{Locations: []resolver.Location{{URL: "https://popular.example/"}}}
+		if _, _, err := m.Put(ctx, name, in); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, name)
+	}
+	if _, err := m.Withdraw(ctx, all[3], "", ""); err != nil {
+		t.Fatal(err)
+	}
+	active := slices.Delete(slices.Clone(all), 3, 4)
+	anyone := client.New(e.URL, "")
+	for _, withdrawn := range []bool{false, true} {
+		want := active
+		if withdrawn {
+			want = all
+		}
+		var got []string
+		err := anyone.EachByLocation(ctx, "HTTPS://popular.example:443/", withdrawn, func(r resolver.Record) error {
+			got = append(got, r.URN)
+			return nil
+		})
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("EachByLocation (withdrawn %v): %d names, %v; want %d", withdrawn, len(got), err, len(want))
+		}
+	}
+	p, err := anyone.ByLocationPage(ctx, "https://popular.example/", 0, 7, false)
+	if err != nil || len(p.Records) != 7 || p.Next == nil || p.Key != "https://popular.example/" {
+		t.Fatalf("ByLocationPage limit 7: %d records, next %v, key %q, %v", len(p.Records), p.Next, p.Key, err)
+	}
+	if _, err := anyone.ByLocationPage(ctx, "not a URL", 0, 0, false); kindOf(err) != resolver.KindInvalid {
+		t.Fatalf("ByLocationPage of an invalid URL: %v", err)
+	}
+	var dups []client.Duplicate
+	if err := admin.Duplicates(ctx, false, func(d client.Duplicate) error { dups = append(dups, d); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(dups) != 1 || !dups[0].MoreURNs || len(dups[0].URNs) != resolver.MaxByLocation || dups[0].Next == "" {
+		t.Fatalf("Duplicates: %+v", dups)
+	}
+}
+
+// TestEachByLocationRefusesStuckCursor: a server whose next cursor does
+// not move on (the same, an earlier one, or one on an empty page) is
+// refused after one page, rather than asked for ever.
+func TestEachByLocationRefusesStuckCursor(t *testing.T) {
+	var asked int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked++
+		after, _ := strconv.Atoi(r.URL.Query().Get("after"))
+		body := map[string]string{
+			"same":  fmt.Sprintf(`{"records":[{"urn":"urn:example:a"}],"next":%d}`, after),
+			"back":  fmt.Sprintf(`{"records":[{"urn":"urn:example:a"}],"next":%d}`, max(0, after-1)),
+			"empty": fmt.Sprintf(`{"records":[],"next":%d}`, after+1),
+			"ok":    fmt.Sprintf(`{"records":[{"urn":"urn:example:a"}],"next":%d}`, after+1),
+		}[r.URL.Query().Get("url")]
+		if body == "" || asked > 100 {
+			http.Error(w, "no such page", http.StatusTeapot)
+			return
+		}
+		if after >= 3 {
+			body = `{"records":[]}`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, body)
+	}))
+	defer srv.Close()
+	c := client.New(srv.URL, "")
+	count := func(u string) (int, error) {
+		n := 0
+		err := c.EachByLocation(context.Background(), u, false, func(resolver.Record) error { n++; return nil })
+		return n, err
+	}
+	for _, u := range []string{"same", "back", "empty"} {
+		asked = 0
+		if _, err := count(u); !errors.Is(err, client.ErrNotAPI) || asked > 2 {
+			t.Errorf("%s: %v after %d pages", u, err, asked)
+		}
+	}
+	asked = 0
+	if n, err := count("ok"); err != nil || n != 3 || asked != 4 {
+		t.Errorf("a cursor that moves on: %d records, %v, after %d pages", n, err, asked)
+	}
+}

@@ -31,13 +31,15 @@ const (
 type listPage struct {
 	Asked, Name string
 	Locations   []resolver.Location
-	More        bool // more records list the URL asked about than the list covers
+	// Next, when not empty, says that more records list the URL asked
+	// about than the list covers, and is the page listing the rest.
+	Next string
 }
 
 type namesPage struct {
 	Asked string
 	Names []string
-	More  bool // as listPage's
+	Next  string // as listPage's
 }
 
 type recordPage struct {
@@ -90,16 +92,16 @@ var pages = template.Must(template.New("").Funcs(pageFuncs).Parse(`
 <UL>
 {{range .Locations}}<LI>{{$u := .URL}}{{with href $u}}<A HREF="{{.}}">{{$u}}</A>{{else}}<code>{{$u}}</code>{{end}}{{if .Type}} <small>({{.Type}})</small>{{end}}{{if .Label}} — {{.Label}}{{end}}
 {{end}}</UL>
-{{if .More}}{{template "more"}}{{end}}{{template "foot"}}{{end}}
+{{with .Next}}{{template "more" .}}{{end}}{{template "foot"}}{{end}}
 
 {{define "names"}}{{template "head" .Asked}}
 <h1>Names for <code>{{.Asked}}</code></h1>
 <UL>
 {{range .Names}}<LI><A HREF="/{{.}}?s=I2C">{{.}}</A>
 {{end}}</UL>
-{{if .More}}{{template "more"}}{{end}}{{template "foot"}}{{end}}
+{{with .Next}}{{template "more" .}}{{end}}{{template "foot"}}{{end}}
 
-{{define "more"}}<p>The list is cut: more records list this URL than it covers (it covers those registered first). The directory's admin lists every name sharing a location with <code>GET /api/v1/duplicates</code>.</p>
+{{define "more"}}<p>The list is cut: more records list this URL than it covers (it covers those registered first). <a href="{{.}}">The rest</a> are listed by <code>GET /api/v1/locations</code>.</p>
 {{end}}
 
 {{define "record"}}{{template "head" .Rec.URN}}

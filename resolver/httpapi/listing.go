@@ -28,6 +28,7 @@ func (h *handler) listingRoutes() []route {
 	return []route{
 		{method: "GET", pattern: "/api/v1/names", serve: h.api(h.listNames)},
 		{method: "GET", pattern: "/api/v1/duplicates", serve: h.api(h.listDuplicates)},
+		{method: "GET", pattern: "/api/v1/locations", serve: h.publicAPI(h.listLocation)},
 		{method: "GET", pattern: "/api/v1/log", serve: h.logAccess(h.listLog)},
 	}
 }
@@ -43,8 +44,13 @@ type recordsPage struct {
 // duplicate is one location that several records share.
 type duplicate struct {
 	Location string            `json:"location"` // the URL after scheme-based normalization
-	URNs     []string          `json:"urns"`     // the records' names, in record order
+	URNs     []string          `json:"urns"`     // the records' names, in record order: the first resolver.MaxByLocation
 	Statuses []resolver.Status `json:"statuses"` // their statuses, in the same order
+	// MoreURNs: more records list the location than URNs holds; Next is
+	// then the page of GET /api/v1/locations that lists the rest, as the
+	// cut answers of L2Ns link to it.
+	MoreURNs bool   `json:"more_urns,omitempty"`
+	Next     string `json:"next,omitempty"`
 }
 
 // duplicatesPage is the answer of GET /api/v1/duplicates.
@@ -167,6 +173,9 @@ func (h *handler) listNames(c *apiCall) (answer, error) {
 // normalized URL; with withdrawn=true, those that more than one record
 // lists, withdrawn ones too. The store filters, so that a page holds limit
 // locations unless it is the last (the Go client stops at an empty one).
+// Each location lists the first resolver.MaxByLocation records (a popular
+// URL may be listed by thousands), and when more list it, the page of GET
+// /api/v1/locations that lists the rest (more_urns, next).
 func (h *handler) listDuplicates(c *apiCall) (answer, error) {
 	q, limit, err := c.adminRead("duplicate locations")
 	if err != nil {
@@ -186,7 +195,10 @@ func (h *handler) listDuplicates(c *apiCall) (answer, error) {
 	}
 	page := duplicatesPage{Duplicates: make([]duplicate, len(ds))}
 	for i, d := range ds {
-		page.Duplicates[i] = duplicate{Location: d.Key, URNs: d.URNs, Statuses: d.Statuses}
+		page.Duplicates[i] = duplicate{Location: d.Key, URNs: d.URNs, Statuses: d.Statuses, MoreURNs: d.More}
+		if d.More {
+			page.Duplicates[i].Next = locationsNext(d.Key, d.LastID, withdrawn)
+		}
 	}
 	if len(ds) == limit {
 		next := ds[len(ds)-1].Key

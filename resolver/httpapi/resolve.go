@@ -570,7 +570,8 @@ func withQuery(loc, q string) string {
 // locations no longer stand for the resource. Any maintainer may list any
 // URL, so the answer covers the first resolver.MaxByLocation records that
 // list it (by registration), and at most about byLocationBytes of their
-// names or locations, and says when more records list it (more_records).
+// names or locations, and says when more records list it (more_records),
+// with the page of GET /api/v1/locations that lists the rest (next).
 func (h *handler) serveByLocation(rw *respWriter, r *http.Request, service string, k kind, loc string) {
 	hd := rw.Header()
 	setServiceHeaders(hd, service)
@@ -639,6 +640,20 @@ func (h *handler) serveByLocation(rw *respWriter, r *http.Request, service strin
 		h.writeProblem(rw, r, newProblem(http.StatusNotFound, ptNotFound, "no record lists the location "+truncate(loc, 512)))
 		return
 	}
+	// The rest, when the answer is cut: the listing's page after the last
+	// record shown (fitRecords may show fewer than were read). As of a
+	// time the listing is of the present, with the withdrawn records too,
+	// since one withdrawn since may have listed the location then.
+	next := func(shown []resolver.Record, cut bool) string {
+		if !cut {
+			return ""
+		}
+		var after int64
+		if len(shown) > 0 {
+			after = shown[len(shown)-1].ID
+		}
+		return locationsNext(loc, after, hasAsOf)
+	}
 	// (With more records left, an empty list is answered rather than a
 	// 404: as of a time, none of the records read may have listed the
 	// location then, but one of those left may have.)
@@ -650,7 +665,7 @@ func (h *handler) serveByLocation(rw *respWriter, r *http.Request, service strin
 			names = append(names, rec.URN)
 			names = append(names, rec.Aliases...)
 		}
-		h.writeNamesStatus(rw, r, http.StatusOK, loc, names, more || cut)
+		h.writeNamesStatus(rw, r, http.StatusOK, loc, names, next(live, more || cut))
 	case kLocLocs:
 		// Every location of the resource, the asked one included (RFC
 		// 2169 §3.8: "all the URLs ... associated with the resource"),
@@ -672,7 +687,7 @@ func (h *handler) serveByLocation(rw *respWriter, r *http.Request, service strin
 				}
 			}
 		}
-		h.writeLocationList(rw, r, http.StatusOK, loc, "", locs, more || cut)
+		h.writeLocationList(rw, r, http.StatusOK, loc, "", locs, next(live, more || cut))
 	case kLocURC:
 		if len(live) == 1 && !more {
 			h.writeURC(rw, r, live[0])
@@ -685,8 +700,23 @@ func (h *handler) serveByLocation(rw *respWriter, r *http.Request, service strin
 		for _, rec := range live {
 			names = append(names, rec.URN)
 		}
-		h.writeNamesStatus(rw, r, http.StatusMultipleChoices, loc, names, more)
+		h.writeNamesStatus(rw, r, http.StatusMultipleChoices, loc, names, next(live, more))
 	}
+}
+
+// locationsNext is the path and query of the page of GET
+// /api/v1/locations that lists the records listing loc after the record
+// after, the answers' default page size; with withdrawn, withdrawn records
+// too.
+func locationsNext(loc string, after int64, withdrawn bool) string {
+	q := "/api/v1/locations?url=" + url.QueryEscape(loc)
+	if after > 0 {
+		q += "&after=" + strconv.FormatInt(after, 10)
+	}
+	if withdrawn {
+		q += "&withdrawn=true"
+	}
+	return q
 }
 
 // byLocationBytes is how many bytes of names or locations an answer by
@@ -749,8 +779,10 @@ type locationsBody struct {
 	Name      string              `json:"name,omitempty"`
 	Locations []resolver.Location `json:"locations"`
 	// MoreRecords: more records list the URL asked about (L2Ls) than
-	// the answer covers (serveByLocation).
-	MoreRecords bool `json:"more_records,omitempty"`
+	// the answer covers (serveByLocation); Next is then the page of GET
+	// /api/v1/locations that lists the rest.
+	MoreRecords bool   `json:"more_records,omitempty"`
+	Next        string `json:"next,omitempty"`
 }
 
 type namesBody struct {
@@ -758,8 +790,10 @@ type namesBody struct {
 	URL   string   `json:"url,omitempty"`
 	Names []string `json:"names"`
 	// MoreRecords: more records list the URL asked about (L2Ns, L2C)
-	// than the answer covers (serveByLocation).
-	MoreRecords bool `json:"more_records,omitempty"`
+	// than the answer covers (serveByLocation); Next is then the page of
+	// GET /api/v1/locations that lists the rest.
+	MoreRecords bool   `json:"more_records,omitempty"`
+	Next        string `json:"next,omitempty"`
 }
 
 // writeLocations answers a list of a record's locations, each with the
@@ -773,14 +807,15 @@ func (h *handler) writeLocations(rw *respWriter, r *http.Request, status int, nr
 		}
 		locs = out
 	}
-	h.writeLocationList(rw, r, status, nr.text, rec.URN, locs, false)
+	h.writeLocationList(rw, r, status, nr.text, rec.URN, locs, "")
 }
 
 // writeLocationList answers a list of locations: text/uri-list (RFC 2169
 // Appendix A: the first line a comment giving the URI asked about, lines
-// ending in CRLF), JSON, or the HTML list RFC 2169 §3.2 describes. more
-// says that more records list the URL asked about than the list covers.
-func (h *handler) writeLocationList(rw *respWriter, r *http.Request, status int, asked, name string, locs []resolver.Location, more bool) {
+// ending in CRLF), JSON, or the HTML list RFC 2169 §3.2 describes. next,
+// when not empty, says that more records list the URL asked about than the
+// list covers, and is where the rest are (serveByLocation).
+func (h *handler) writeLocationList(rw *respWriter, r *http.Request, status int, asked, name string, locs []resolver.Location, next string) {
 	mt := negotiate(r.Header.Get("Accept"), listOffers)
 	if mt == "" && status == http.StatusMultipleChoices {
 		// For N2Rs and I2Rs the Accept header chose among the resource's
@@ -793,9 +828,9 @@ func (h *handler) writeLocationList(rw *respWriter, r *http.Request, status int,
 		for i, l := range locs {
 			urls[i] = l.URL
 		}
-		writeURIList(rw, status, asked, urls, more)
+		writeURIList(rw, status, asked, urls, next)
 	case mtJSON:
-		b := locationsBody{Name: name, Locations: locs, MoreRecords: more}
+		b := locationsBody{Name: name, Locations: locs, MoreRecords: next != "", Next: next}
 		if name == "" {
 			b.URL = asked
 		} else {
@@ -803,24 +838,25 @@ func (h *handler) writeLocationList(rw *respWriter, r *http.Request, status int,
 		}
 		writeJSON(rw, status, b)
 	case mtHTML:
-		h.writeHTML(rw, status, pageList, listPage{Asked: asked, Name: name, Locations: locs, More: more})
+		h.writeHTML(rw, status, pageList, listPage{Asked: asked, Name: name, Locations: locs, Next: next})
 	default:
 		h.writeProblem(rw, r, newProblem(http.StatusNotAcceptable, ptNotAcceptable, "this list is available as text/uri-list, application/json or text/html"))
 	}
 }
 
 func (h *handler) writeNames(rw *respWriter, r *http.Request, asked string, names []string) {
-	h.writeNamesStatus(rw, r, http.StatusOK, asked, names, false)
+	h.writeNamesStatus(rw, r, http.StatusOK, asked, names, "")
 }
 
-// writeNamesStatus answers a list of names; more says that more records
-// list the URL asked about than the list covers.
-func (h *handler) writeNamesStatus(rw *respWriter, r *http.Request, status int, asked string, names []string, more bool) {
+// writeNamesStatus answers a list of names; next, as writeLocationList's,
+// says where the rest are when more records list the URL asked about than
+// the list covers.
+func (h *handler) writeNamesStatus(rw *respWriter, r *http.Request, status int, asked string, names []string, next string) {
 	switch negotiate(r.Header.Get("Accept"), listOffers) {
 	case mtURIList:
-		writeURIList(rw, status, asked, names, more)
+		writeURIList(rw, status, asked, names, next)
 	case mtJSON:
-		b := namesBody{Names: names, MoreRecords: more}
+		b := namesBody{Names: names, MoreRecords: next != "", Next: next}
 		if hasPrefixFold(asked, "urn:") {
 			b.URN = asked
 		} else {
@@ -828,24 +864,25 @@ func (h *handler) writeNamesStatus(rw *respWriter, r *http.Request, status int, 
 		}
 		writeJSON(rw, status, b)
 	case mtHTML:
-		h.writeHTML(rw, status, pageNames, namesPage{Asked: asked, Names: names, More: more})
+		h.writeHTML(rw, status, pageNames, namesPage{Asked: asked, Names: names, Next: next})
 	default:
 		h.writeProblem(rw, r, newProblem(http.StatusNotAcceptable, ptNotAcceptable, "this list is available as text/uri-list, application/json or text/html"))
 	}
 }
 
-// moreRecordsComment is the comment line (RFC 2483 §5: a line beginning
-// with "#") that follows the first of a text/uri-list answered by
-// location when more records list the URL than the list covers; the
-// JSON's more_records and the page say the same.
+// moreRecordsComment begins the comment line (RFC 2483 §5: a line
+// beginning with "#") that follows the first of a text/uri-list answered
+// by location when more records list the URL than the list covers; the
+// page of GET /api/v1/locations listing the rest ends it. The JSON's
+// more_records and next, and the page, say the same.
 const moreRecordsComment = "# cut: more records list this URL than this list covers (it covers those registered first); " +
-	"the directory's admin lists every name sharing a location with GET /api/v1/duplicates"
+	"the rest: GET "
 
 // writeURIList answers text/uri-list: the URI asked about in a comment
-// line (RFC 2483 §5), then moreRecordsComment when more is true, then the
-// URIs, each line ending in CRLF.
-func writeURIList(rw *respWriter, status int, asked string, uris []string, more bool) {
-	n := len(asked) + 4 + len(moreRecordsComment) + 2
+// line (RFC 2483 §5), then moreRecordsComment and next when next is not
+// empty, then the URIs, each line ending in CRLF.
+func writeURIList(rw *respWriter, status int, asked string, uris []string, next string) {
+	n := len(asked) + 4 + len(moreRecordsComment) + len(next) + 2
 	for _, u := range uris {
 		n += len(u) + 2
 	}
@@ -853,8 +890,9 @@ func writeURIList(rw *respWriter, status int, asked string, uris []string, more 
 	b = append(b, "# "...)
 	b = append(b, asked...)
 	b = append(b, "\r\n"...)
-	if more {
+	if next != "" {
 		b = append(b, moreRecordsComment...)
+		b = append(b, next...)
 		b = append(b, "\r\n"...)
 	}
 	for _, u := range uris {

@@ -113,8 +113,8 @@ func (s *Store) Record(ctx context.Context, id int64) (resolver.Record, error) {
 func (s *Store) Keys(ctx context.Context, id int64) ([]resolver.Key, error) {
 	return s.view().keysOf(id), nil
 }
-func (s *Store) RecordsByLocation(ctx context.Context, k string, limit int, withdrawn bool) ([]resolver.Record, error) {
-	return s.view().byLocation(k, limit, withdrawn), nil
+func (s *Store) RecordsByLocation(ctx context.Context, k string, after int64, limit int, withdrawn bool) ([]resolver.Record, error) {
+	return s.view().byLocation(k, after, limit, withdrawn), nil
 }
 func (s *Store) Records(ctx context.Context, after int64, limit int) ([]resolver.Record, error) {
 	return s.view().recordsAfter(after, limit), nil
@@ -208,14 +208,14 @@ func (d *data) keysOf(id int64) []resolver.Key {
 }
 
 // byLocation scans every record (the memory store keeps no location
-// index), but clones only the first limit it returns.
-func (d *data) byLocation(key string, limit int, withdrawn bool) []resolver.Record {
+// index), but clones only the first limit after after it returns.
+func (d *data) byLocation(key string, after int64, limit int, withdrawn bool) []resolver.Record {
 	var out []resolver.Record
 	for _, r := range sortedValues(d.records, func(r resolver.Record) int64 { return r.ID }) {
 		if len(out) >= limit {
 			break
 		}
-		if (withdrawn || r.Status == resolver.Active) && slices.ContainsFunc(r.Locations, func(l resolver.Location) bool { return l.Key == key }) {
+		if r.ID > after && (withdrawn || r.Status == resolver.Active) && slices.ContainsFunc(r.Locations, func(l resolver.Location) bool { return l.Key == key }) {
 			out = append(out, cloneRecord(r))
 		}
 	}
@@ -281,14 +281,21 @@ func (d *data) duplicates(after string, limit int, withdrawn bool) []resolver.Du
 					dup = &resolver.Duplicate{Key: l.Key}
 					byKey[l.Key] = dup
 				}
+				// The first MaxByLocation, as the stores with an index
+				// read them.
+				if len(dup.URNs) == resolver.MaxByLocation {
+					dup.More = true
+					continue
+				}
 				dup.URNs = append(dup.URNs, r.URN)
 				dup.Statuses = append(dup.Statuses, r.Status)
+				dup.LastID = r.ID
 			}
 		}
 	}
 	var out []resolver.Duplicate
 	for k, dup := range byKey {
-		if len(dup.URNs) > 1 && k > after {
+		if (len(dup.URNs) > 1 || dup.More) && k > after {
 			out = append(out, *dup)
 		}
 	}
@@ -444,8 +451,8 @@ func (t *tx) RecordByKey(ctx context.Context, key string) (resolver.Record, reso
 }
 func (t *tx) Record(ctx context.Context, id int64) (resolver.Record, error) { return t.d.record(id) }
 func (t *tx) Keys(ctx context.Context, id int64) ([]resolver.Key, error)    { return t.d.keysOf(id), nil }
-func (t *tx) RecordsByLocation(ctx context.Context, k string, limit int, withdrawn bool) ([]resolver.Record, error) {
-	return t.d.byLocation(k, limit, withdrawn), nil
+func (t *tx) RecordsByLocation(ctx context.Context, k string, after int64, limit int, withdrawn bool) ([]resolver.Record, error) {
+	return t.d.byLocation(k, after, limit, withdrawn), nil
 }
 func (t *tx) Records(ctx context.Context, after int64, limit int) ([]resolver.Record, error) {
 	return t.d.recordsAfter(after, limit), nil

@@ -35,7 +35,10 @@ const (
 	// The statements of RecordsByLocation, for the test of their plans.
 	QRecordsByLocation       = qRecordsByLocation
 	QRecordsByLocationActive = qRecordsByLocationActive
-	MigrationLock            = int64(migrationLock)
+	// The statements of DuplicateLocations, for the test of their plans.
+	QDuplicateKeys       = duplicateKeys
+	QDuplicateKeysActive = duplicateKeysActive
+	MigrationLock        = int64(migrationLock)
 )
 
 // SetMigrationLocks sets how long a migration waits for a lock, how many

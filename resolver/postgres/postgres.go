@@ -303,9 +303,9 @@ func (s *Store) Keys(ctx context.Context, id int64) (ks []resolver.Key, err erro
 	return ks, err
 }
 
-func (s *Store) RecordsByLocation(ctx context.Context, k string, limit int, withdrawn bool) (recs []resolver.Record, err error) {
+func (s *Store) RecordsByLocation(ctx context.Context, k string, after int64, limit int, withdrawn bool) (recs []resolver.Record, err error) {
 	err = s.read(ctx, func(ctx context.Context, r reader) error {
-		recs, err = r.recordsByLocation(ctx, k, limit, withdrawn)
+		recs, err = r.recordsByLocation(ctx, k, after, limit, withdrawn)
 		return err
 	})
 	return recs, err

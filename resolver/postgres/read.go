@@ -110,16 +110,18 @@ func (r reader) records(ctx context.Context, sql string, args ...any) ([]resolve
 // key) merge-joins the range with a scan of the records from the lowest
 // ID, which reads every record registered before the first that lists
 // the location. qRecordsByLocationActive passes over withdrawn records.
+// The range starts past the cursor $2 (record IDs are positive: 0 is
+// the first page).
 const (
 	qRecordsByLocation = `SELECT ` + recordCols + ` FROM locations l
 		CROSS JOIN LATERAL (SELECT * FROM records WHERE id = l.record_id LIMIT 1) r
-		WHERE l.key = $1 ORDER BY l.record_id LIMIT $2`
+		WHERE l.key = $1 AND l.record_id > $2 ORDER BY l.record_id LIMIT $3`
 	qRecordsByLocationActive = `SELECT ` + recordCols + ` FROM locations l
 		CROSS JOIN LATERAL (SELECT * FROM records WHERE id = l.record_id AND status = 'active' LIMIT 1) r
-		WHERE l.key = $1 ORDER BY l.record_id LIMIT $2`
+		WHERE l.key = $1 AND l.record_id > $2 ORDER BY l.record_id LIMIT $3`
 )
 
-func (r reader) recordsByLocation(ctx context.Context, locKey string, limit int, withdrawn bool) ([]resolver.Record, error) {
+func (r reader) recordsByLocation(ctx context.Context, locKey string, after int64, limit int, withdrawn bool) ([]resolver.Record, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -127,7 +129,7 @@ func (r reader) recordsByLocation(ctx context.Context, locKey string, limit int,
 	if withdrawn {
 		q = qRecordsByLocation
 	}
-	return r.records(ctx, q, locKey, limit)
+	return r.records(ctx, q, locKey, after, limit)
 }
 
 func (r reader) recordsAfter(ctx context.Context, after int64, limit int) ([]resolver.Record, error) {
@@ -225,18 +227,25 @@ func (r reader) staleKeys(ctx context.Context, version int, after string, limit 
 }
 
 // Duplicate keys: every record counts, or (duplicateKeysActive) only the
-// active ones, which are then the only ones listed.
+// active ones, which are then the only ones listed. Each key's records
+// are read as qRecordsByLocation reads them, a range of the location
+// index in its order cut at $3 (one more than a Duplicate holds), however
+// many records list the location.
 const (
-	duplicateKeys = `SELECT d.key, array_agg(r.urn ORDER BY r.id), array_agg(r.status ORDER BY r.id)
+	duplicateKeys = `SELECT d.key, x.ids, x.urns, x.statuses
 		FROM (SELECT key FROM locations WHERE key > $1 GROUP BY key HAVING count(*) > 1 ORDER BY key LIMIT $2) d
-		JOIN locations l ON l.key = d.key JOIN records r ON r.id = l.record_id
-		GROUP BY d.key ORDER BY d.key`
-	duplicateKeysActive = `SELECT d.key, array_agg(r.urn ORDER BY r.id), array_agg(r.status ORDER BY r.id)
+		CROSS JOIN LATERAL (SELECT array_agg(r.id ORDER BY r.id) ids, array_agg(r.urn ORDER BY r.id) urns, array_agg(r.status ORDER BY r.id) statuses
+			FROM (SELECT l.record_id FROM locations l WHERE l.key = d.key ORDER BY l.record_id LIMIT $3) l
+			CROSS JOIN LATERAL (SELECT id, urn, status FROM records WHERE id = l.record_id LIMIT 1) r) x
+		ORDER BY d.key`
+	duplicateKeysActive = `SELECT d.key, x.ids, x.urns, x.statuses
 		FROM (SELECT l.key FROM locations l JOIN records r ON r.id = l.record_id
 			WHERE l.key > $1 AND r.status = 'active' GROUP BY l.key HAVING count(*) > 1 ORDER BY l.key LIMIT $2) d
-		JOIN locations l ON l.key = d.key JOIN records r ON r.id = l.record_id
-		WHERE r.status = 'active'
-		GROUP BY d.key ORDER BY d.key`
+		CROSS JOIN LATERAL (SELECT array_agg(a.id ORDER BY a.id) ids, array_agg(a.urn ORDER BY a.id) urns, array_agg(a.status ORDER BY a.id) statuses
+			FROM (SELECT r.id, r.urn, r.status FROM locations l
+				CROSS JOIN LATERAL (SELECT id, urn, status FROM records WHERE id = l.record_id AND status = 'active' LIMIT 1) r
+				WHERE l.key = d.key ORDER BY l.record_id LIMIT $3) a) x
+		ORDER BY d.key`
 )
 
 func (r reader) duplicateLocations(ctx context.Context, after string, limit int, withdrawn bool) ([]resolver.Duplicate, error) {
@@ -244,7 +253,7 @@ func (r reader) duplicateLocations(ctx context.Context, after string, limit int,
 	if withdrawn {
 		q = duplicateKeys
 	}
-	rows, err := r.q.Query(ctx, q, after, limit)
+	rows, err := r.q.Query(ctx, q, after, limit, resolver.MaxByLocation+1)
 	if err != nil {
 		return nil, err
 	}
@@ -252,12 +261,19 @@ func (r reader) duplicateLocations(ctx context.Context, after string, limit int,
 	var out []resolver.Duplicate
 	for rows.Next() {
 		var d resolver.Duplicate
+		var ids []int64
 		var statuses []string
-		if err := rows.Scan(&d.Key, &d.URNs, &statuses); err != nil {
+		if err := rows.Scan(&d.Key, &ids, &d.URNs, &statuses); err != nil {
 			return nil, err
+		}
+		if len(ids) > resolver.MaxByLocation {
+			ids, d.URNs, statuses, d.More = ids[:resolver.MaxByLocation], d.URNs[:resolver.MaxByLocation], statuses[:resolver.MaxByLocation], true
 		}
 		for _, s := range statuses {
 			d.Statuses = append(d.Statuses, resolver.Status(s))
+		}
+		if len(ids) > 0 {
+			d.LastID = ids[len(ids)-1]
 		}
 		out = append(out, d)
 	}

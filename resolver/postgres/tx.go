@@ -266,8 +266,8 @@ func (t *tx) RecordByKey(ctx context.Context, key string) (resolver.Record, reso
 }
 func (t *tx) Record(ctx context.Context, id int64) (resolver.Record, error) { return t.record(ctx, id) }
 func (t *tx) Keys(ctx context.Context, id int64) ([]resolver.Key, error)    { return t.keyList(ctx, id) }
-func (t *tx) RecordsByLocation(ctx context.Context, k string, limit int, withdrawn bool) ([]resolver.Record, error) {
-	return t.recordsByLocation(ctx, k, limit, withdrawn)
+func (t *tx) RecordsByLocation(ctx context.Context, k string, after int64, limit int, withdrawn bool) ([]resolver.Record, error) {
+	return t.recordsByLocation(ctx, k, after, limit, withdrawn)
 }
 func (t *tx) Records(ctx context.Context, after int64, limit int) ([]resolver.Record, error) {
 	return t.recordsAfter(ctx, after, limit)

@@ -70,7 +70,7 @@ func TestBulkTx(t *testing.T) {
 				t.Fatalf("key %s: %+v %s %v, want record %d", k.Key, got, role, err, r.ID)
 			}
 		}
-		if byLoc, err := st.RecordsByLocation(ctx, r.Locations[0].Key, 1000, true); err != nil || len(byLoc) != 1 || byLoc[0].ID != r.ID {
+		if byLoc, err := st.RecordsByLocation(ctx, r.Locations[0].Key, 0, 1000, true); err != nil || len(byLoc) != 1 || byLoc[0].ID != r.ID {
 			t.Fatalf("location of %d: %+v %v", r.ID, byLoc, err)
 		}
 	}
@@ -114,7 +114,7 @@ func TestBulkTx(t *testing.T) {
 	if _, _, err := st.RecordByKey(ctx, moreKeys[0][0].Key); !errors.Is(err, resolver.ErrNotFound) {
 		t.Fatalf("a key of the failed batch: %v", err)
 	}
-	if byLoc, err := st.RecordsByLocation(ctx, more[0].Locations[0].Key, 1000, true); err != nil || len(byLoc) != 0 {
+	if byLoc, err := st.RecordsByLocation(ctx, more[0].Locations[0].Key, 0, 1000, true); err != nil || len(byLoc) != 0 {
 		t.Fatalf("a location of the failed batch: %+v %v", byLoc, err)
 	}
 	if got, role, err := st.RecordByKey(ctx, keys[3][1].Key); err != nil || got.ID != 4 || role != resolver.RoleAlias {
@@ -315,7 +315,7 @@ func TestBulkUndo(t *testing.T) {
 		if ks, err := st.Keys(ctx, r.ID); err != nil || !reflect.DeepEqual(ks, allKeys[i]) {
 			t.Fatalf("keys of record %d: %+v %v", i, ks, err)
 		}
-		if byLoc, err := st.RecordsByLocation(ctx, r.Locations[0].Key, 1000, true); err != nil || len(byLoc) != 1 || byLoc[0].ID != r.ID {
+		if byLoc, err := st.RecordsByLocation(ctx, r.Locations[0].Key, 0, 1000, true); err != nil || len(byLoc) != 1 || byLoc[0].ID != r.ID {
 			t.Fatalf("location of record %d: %+v %v", i, byLoc, err)
 		}
 	}
@@ -332,7 +332,7 @@ func TestBulkUndo(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if byLoc, err := st.RecordsByLocation(ctx, "https://stale.example/60", 1000, true); err != nil || len(byLoc) != 0 {
+	if byLoc, err := st.RecordsByLocation(ctx, "https://stale.example/60", 0, 1000, true); err != nil || len(byLoc) != 0 {
 		t.Fatalf("a location of a stopped call: %+v %v", byLoc, err)
 	}
 	if dups, err := st.DuplicateLocations(ctx, "", 10, true); err != nil || len(dups) != 0 {

@@ -53,10 +53,11 @@ func TestStaleSuccessorsPlan(t *testing.T) {
 	t.Logf("qStaleSuccessorsCurrent:\n  %s", strings.Join(plan, "\n  "))
 }
 
-// TestRecordsByLocationPlan: the records listing a location are a range
-// of the location index's primary key (key, record_id) in its order, each
-// record found by its rowid: no scan, no sort, so that LIMIT stops the
-// range however many records list the location.
+// TestRecordsByLocationPlan: the records listing a location past a
+// cursor are a range of the location index's primary key (key, record_id)
+// in its order, starting at the cursor, each record found by its rowid: no
+// scan, no sort, so that LIMIT stops the range however many records list
+// the location, and a page far into them does not read those before it.
 func TestRecordsByLocationPlan(t *testing.T) {
 	ctx := context.Background()
 	st, err := Open(ctx, t.TempDir(), Options{})
@@ -65,6 +66,27 @@ func TestRecordsByLocationPlan(t *testing.T) {
 	}
 	defer st.Close()
 	for name, q := range map[string]query{"qRecordsByLocation": qRecordsByLocation, "qRecordsByLocationActive": qRecordsByLocationActive} {
+		plan := queryPlan(t, st, sqlText[q], "https://popular.example/", 5000, 101)
+		all := strings.Join(plan, "\n")
+		if !strings.Contains(all, "SEARCH l USING PRIMARY KEY (key=? AND record_id>?)") || !strings.Contains(all, "SEARCH r USING INTEGER PRIMARY KEY (rowid=?)") ||
+			strings.Contains(all, "TEMP B-TREE") || strings.Contains(all, "SCAN") {
+			t.Errorf("%s does not read a range of the location index in its order:\n%s", name, all)
+		}
+		t.Logf("%s:\n  %s", name, strings.Join(plan, "\n  "))
+	}
+}
+
+// TestDuplicateURNsPlan: the records of a duplicate location are read as
+// those of TestRecordsByLocationPlan are, a range of the location index
+// in its order that LIMIT stops, however many records list the location.
+func TestDuplicateURNsPlan(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for name, q := range map[string]query{"qDuplicateURNs": qDuplicateURNs, "qDuplicateURNsActive": qDuplicateURNsActive} {
 		plan := queryPlan(t, st, sqlText[q], "https://popular.example/", 101)
 		all := strings.Join(plan, "\n")
 		if !strings.Contains(all, "SEARCH l USING PRIMARY KEY (key=?)") || !strings.Contains(all, "SEARCH r USING INTEGER PRIMARY KEY (rowid=?)") ||

@@ -149,7 +149,7 @@ func dumpStore(t *testing.T, st *sqlite.Store) storeDump {
 		check(err)
 		d.Histories[r.ID] = dumpEntries(h)
 		for _, l := range r.Locations {
-			recs, err := st.RecordsByLocation(ctx, l.Key, 1000, true)
+			recs, err := st.RecordsByLocation(ctx, l.Key, 0, 1000, true)
 			check(err)
 			d.ByLocation[l.Key] = nil
 			for _, x := range recs {

@@ -30,6 +30,7 @@ const (
 	qDuplicateKeys
 	qDuplicateKeysActive
 	qDuplicateURNs
+	qDuplicateURNsActive
 	qAuthority
 	qAuthorities
 	qTokenByHash
@@ -90,16 +91,17 @@ var sqlText = [numQueries]string{
 			SELECT ` + keyCols + ` FROM keys WHERE record_id = ? AND role <> 0
 		) ORDER BY role NOT IN (0, 3), key`, // roleOwnName, roleName
 	// The records listing a location: a range of the location index's
-	// primary key (key, record_id), in its order, each row's record by
-	// its rowid; LIMIT stops the range however many records list the
-	// location. Ordered by l.record_id, the index's column: the same
-	// order as r.id, which SQLite would sort in a temporary B-tree.
+	// primary key (key, record_id), in its order from the cursor, each
+	// row's record by its rowid; LIMIT stops the range however many
+	// records list the location. Ordered by l.record_id, the index's
+	// column: the same order as r.id, which SQLite would sort in a
+	// temporary B-tree.
 	qRecordsByLocation: `SELECT ` + recordCols + ` FROM locations l JOIN records r ON r.id = l.record_id
-		WHERE l.key = ? ORDER BY l.record_id LIMIT ?`,
+		WHERE l.key = ? AND l.record_id > ? ORDER BY l.record_id LIMIT ?`,
 	// The active ones only (status 0 is statusCode(Active)): withdrawn
 	// records' rows are read and passed over.
 	qRecordsByLocationActive: `SELECT ` + recordCols + ` FROM locations l JOIN records r ON r.id = l.record_id
-		WHERE l.key = ? AND r.status = 0 ORDER BY l.record_id LIMIT ?`,
+		WHERE l.key = ? AND l.record_id > ? AND r.status = 0 ORDER BY l.record_id LIMIT ?`,
 	qRecords: `SELECT ` + recordCols + ` FROM records r WHERE r.id > ? ORDER BY r.id LIMIT ?`,
 	// Keys stale for this build's urn.KeyVersion come from the partial
 	// index that holds only them (ensureStaleIndex; SQLite uses a partial
@@ -122,12 +124,18 @@ var sqlText = [numQueries]string{
 	qStaleSuccessors: `SELECT ` + recordCols + ` FROM records r WHERE r.id > ? AND r.successor IS NOT NULL
 		AND (r.successor_version IS NULL OR r.successor_version < ?) ORDER BY r.id LIMIT ?`,
 	qDuplicateKeys: `SELECT key FROM locations WHERE key > ? GROUP BY key HAVING count(*) > 1 ORDER BY key LIMIT ?`,
-	qDuplicateURNs: `SELECT r.urn, r.status FROM locations l JOIN records r ON r.id = l.record_id WHERE l.key = ? ORDER BY r.id`,
-	qAuthority:     `SELECT id, name, prefixes, created, updated FROM authorities WHERE id = ?`,
-	qAuthorities:   `SELECT id, name, prefixes, created, updated FROM authorities ORDER BY id`,
-	qTokenByHash:   `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE hash = ?`,
-	qTokens:        `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE authority_id = ? ORDER BY id`,
-	qRules:         `SELECT id, prefix, target, created FROM rules ORDER BY id`,
+	// The records of a duplicate location, as qRecordsByLocation reads
+	// them: a range of the location index, cut at the limit (one more
+	// than a Duplicate holds) however many records list the location.
+	qDuplicateURNs: `SELECT r.id, r.urn, r.status FROM locations l JOIN records r ON r.id = l.record_id
+		WHERE l.key = ? ORDER BY l.record_id LIMIT ?`,
+	qDuplicateURNsActive: `SELECT r.id, r.urn, r.status FROM locations l JOIN records r ON r.id = l.record_id
+		WHERE l.key = ? AND r.status = 0 ORDER BY l.record_id LIMIT ?`,
+	qAuthority:   `SELECT id, name, prefixes, created, updated FROM authorities WHERE id = ?`,
+	qAuthorities: `SELECT id, name, prefixes, created, updated FROM authorities ORDER BY id`,
+	qTokenByHash: `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE hash = ?`,
+	qTokens:      `SELECT id, authority_id, label, hash, created, revoked FROM tokens WHERE authority_id = ? ORDER BY id`,
+	qRules:       `SELECT id, prefix, target, created FROM rules ORDER BY id`,
 	// A record's history a page at a time, either way: a range of the
 	// history_record index (record_id, seq), read forwards or backwards
 	// from the cursor. Newest first, the time bound is checked row by row

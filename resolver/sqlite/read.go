@@ -169,7 +169,7 @@ func (rd reader) Record(ctx context.Context, id int64) (resolver.Record, error) 
 	return recs[0], nil
 }
 
-func (rd reader) RecordsByLocation(ctx context.Context, locKey string, limit int, withdrawn bool) ([]resolver.Record, error) {
+func (rd reader) RecordsByLocation(ctx context.Context, locKey string, after int64, limit int, withdrawn bool) ([]resolver.Record, error) {
 	if limit <= 0 {
 		return nil, rd.live() // SQLite reads LIMIT -1 as no limit at all
 	}
@@ -177,7 +177,7 @@ func (rd reader) RecordsByLocation(ctx context.Context, locKey string, limit int
 	if withdrawn {
 		q = qRecordsByLocation
 	}
-	return rd.records(ctx, "finding records by location", q, locKey, limit)
+	return rd.records(ctx, "finding records by location", q, locKey, after, limit)
 }
 
 func (rd reader) Records(ctx context.Context, after int64, limit int) ([]resolver.Record, error) {
@@ -314,8 +314,12 @@ func (rd reader) DuplicateLocations(ctx context.Context, after string, limit int
 		if err := rows.Err(); err != nil {
 			return nil, storeErr(ctx, "finding duplicate locations", err)
 		}
+		urns := qDuplicateURNsActive
+		if withdrawn {
+			urns = qDuplicateURNs
+		}
 		for i := range out {
-			if err := duplicateRecords(ctx, stmt(qDuplicateURNs), &out[i], withdrawn); err != nil {
+			if err := duplicateRecords(ctx, stmt(urns), &out[i]); err != nil {
 				return nil, storeErr(ctx, "finding duplicate locations", err)
 			}
 		}
@@ -323,28 +327,33 @@ func (rd reader) DuplicateLocations(ctx context.Context, after string, limit int
 	})
 }
 
-// duplicateRecords fills in the names and statuses of the records that
-// list d.Key, withdrawn ones only when withdrawn is true.
-func duplicateRecords(ctx context.Context, st *sql.Stmt, d *resolver.Duplicate, withdrawn bool) error {
-	rows, err := st.QueryContext(ctx, d.Key)
+// duplicateRecords fills in the names and statuses of the first
+// resolver.MaxByLocation records that list d.Key (st is qDuplicateURNs or
+// qDuplicateURNsActive), and whether more do.
+func duplicateRecords(ctx context.Context, st *sql.Stmt, d *resolver.Duplicate) error {
+	rows, err := st.QueryContext(ctx, d.Key, resolver.MaxByLocation+1)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
+		if len(d.URNs) == resolver.MaxByLocation {
+			d.More = true
+			break
+		}
+		var id int64
 		var urn string
 		var code int64
-		if err := rows.Scan(&urn, &code); err != nil {
+		if err := rows.Scan(&id, &urn, &code); err != nil {
 			return err
 		}
 		status, ok := statusOf(code)
 		if !ok {
 			return fmt.Errorf("sqlite: record %s has the unknown status code %d", urn, code)
 		}
-		if status == resolver.Active || withdrawn {
-			d.URNs = append(d.URNs, urn)
-			d.Statuses = append(d.Statuses, status)
-		}
+		d.URNs = append(d.URNs, urn)
+		d.Statuses = append(d.Statuses, status)
+		d.LastID = id
 	}
 	return rows.Err()
 }

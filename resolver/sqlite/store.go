@@ -596,8 +596,8 @@ func (s *Store) Record(ctx context.Context, id int64) (resolver.Record, error) {
 func (s *Store) Keys(ctx context.Context, recordID int64) ([]resolver.Key, error) {
 	return s.rd.Keys(ctx, recordID)
 }
-func (s *Store) RecordsByLocation(ctx context.Context, locKey string, limit int, withdrawn bool) ([]resolver.Record, error) {
-	return s.rd.RecordsByLocation(ctx, locKey, limit, withdrawn)
+func (s *Store) RecordsByLocation(ctx context.Context, locKey string, after int64, limit int, withdrawn bool) ([]resolver.Record, error) {
+	return s.rd.RecordsByLocation(ctx, locKey, after, limit, withdrawn)
 }
 func (s *Store) Records(ctx context.Context, after int64, limit int) ([]resolver.Record, error) {
 	return s.rd.Records(ctx, after, limit)

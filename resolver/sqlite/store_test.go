@@ -539,13 +539,13 @@ func TestTxContract(t *testing.T) {
 	if err != nil || len(stale) != 1 || stale[0].Key != r1.Key {
 		t.Fatalf("stale keys: %+v %v", stale, err)
 	}
-	recs, err := st.RecordsByLocation(ctx, "https://e.org/x", 1000, true)
+	recs, err := st.RecordsByLocation(ctx, "https://e.org/x", 0, 1000, true)
 	if err != nil || len(recs) != 2 || recs[0].ID != r1.ID || recs[1].ID != r2.ID {
 		t.Fatalf("by location: %+v %v", recs, err)
 	}
 	dups, err := st.DuplicateLocations(ctx, "", 10, false)
 	if err != nil || !reflect.DeepEqual(dups, []resolver.Duplicate{{Key: "https://e.org/x", URNs: []string{"urn:example:1", "urn:example:2"},
-		Statuses: []resolver.Status{resolver.Active, resolver.Active}}}) {
+		Statuses: []resolver.Status{resolver.Active, resolver.Active}, LastID: r2.ID}}) {
 		t.Fatalf("duplicates: %+v %v", dups, err)
 	}
 	got, err := st.Record(ctx, r1.ID)

@@ -27,6 +27,7 @@ func RunContract(t *testing.T, b Backend) {
 		{"FailedUpdateWritesNothing", testRollback},
 		{"LocationIndex", testLocationIndex},
 		{"RecordsByLocationLimit", testRecordsByLocationLimit},
+		{"DuplicatesBounded", testDuplicatesBounded},
 		{"Paging", testPaging},
 		{"StaleKeys", testStaleKeys},
 		{"SuccessorKeys", testSuccessorKeyStored},
@@ -126,7 +127,7 @@ func testEmpty(t *testing.T, b Backend) {
 		"Rules":       func() (int, error) { r, err := s.Rules(c); return len(r), err },
 		"Authorities": func() (int, error) { r, err := s.Authorities(c); return len(r), err },
 		"Duplicates":  func() (int, error) { r, err := s.DuplicateLocations(c, "", 10, true); return len(r), err },
-		"ByLocation":  func() (int, error) { r, err := s.RecordsByLocation(c, "http://x/", 10, true); return len(r), err },
+		"ByLocation":  func() (int, error) { r, err := s.RecordsByLocation(c, "http://x/", 0, 10, true); return len(r), err },
 	} {
 		if got, err := n(); err != nil || got != 0 {
 			t.Errorf("%s on empty store: %d, %v", name, got, err)
@@ -178,7 +179,7 @@ func testRecordsAndKeys(t *testing.T, b Backend) {
 	if err != nil || len(keys) != 2 || keys[0].Role != resolver.RoleName || keys[0].Key != "urn:example:a" || keys[0].Spelling != "urn:example:a" {
 		t.Fatalf("Keys: %+v %v", keys, err)
 	}
-	if byLoc, _ := s.RecordsByLocation(c, "http://a.example/1", 10, true); len(byLoc) != 0 {
+	if byLoc, _ := s.RecordsByLocation(c, "http://a.example/1", 0, 10, true); len(byLoc) != 0 {
 		t.Fatalf("location index still lists a removed location: %v", byLoc)
 	}
 }
@@ -270,7 +271,7 @@ func testLocationIndex(t *testing.T, b Backend) {
 	bb := insert(t, s, sampleRecord("urn:example:b", "http://shared/"))
 	insert(t, s, sampleRecord("urn:example:c", "http://only-c/", "http://also/"))
 	insert(t, s, sampleRecord("urn:example:d", "http://also/"))
-	recs, err := s.RecordsByLocation(c, "http://shared/", 10, true)
+	recs, err := s.RecordsByLocation(c, "http://shared/", 0, 10, true)
 	if err != nil || len(recs) != 2 || recs[0].ID != a.ID || recs[1].ID != bb.ID {
 		t.Fatalf("RecordsByLocation: %d records, %v", len(recs), err)
 	}
@@ -343,31 +344,44 @@ func testRecordsByLocationLimit(t *testing.T, b Backend) {
 		}
 	}
 	insert(t, s, sampleRecord("urn:example:other", "http://other/"))
+	last := all[len(all)-1]
 	for _, tc := range []struct {
+		after     int64
 		limit     int
 		withdrawn bool
 		want      []int64
 	}{
-		{3, true, all[:3]},
-		{len(all), true, all},
-		{len(all) + 1, true, all},
-		{1, false, active[:1]},
-		{2, false, active[:2]},
-		{len(active), false, active},
-		{100, false, active},
-		{0, true, nil},
-		{-1, false, nil},
+		{0, 3, true, all[:3]},
+		{0, len(all), true, all},
+		{0, len(all) + 1, true, all},
+		{0, 1, false, active[:1]},
+		{0, 2, false, active[:2]},
+		{0, len(active), false, active},
+		{0, 100, false, active},
+		{0, 0, true, nil},
+		{0, -1, false, nil},
+		// A cursor: the records with a greater ID, whether the cursor's
+		// own record is withdrawn or active (or lists the location at
+		// all), and none past the last.
+		{all[2], 3, true, all[3:6]},
+		{all[2], 100, true, all[3:]},
+		{all[0], 1, false, active[:1]},
+		{active[0], 2, false, active[1:3]},
+		{all[3], 100, false, active[1:]},
+		{active[len(active)-1], 10, false, nil},
+		{last, 10, true, nil},
+		{last + 1000, 10, true, nil},
 	} {
 		for _, r := range []resolver.Reader{s, nil} {
 			var recs []resolver.Record
 			var err error
 			if r == nil { // the same read in a transaction
 				update(t, s, func(tx resolver.Tx) error {
-					recs, err = tx.RecordsByLocation(c, "http://popular/", tc.limit, tc.withdrawn)
+					recs, err = tx.RecordsByLocation(c, "http://popular/", tc.after, tc.limit, tc.withdrawn)
 					return nil
 				})
 			} else {
-				recs, err = r.RecordsByLocation(c, "http://popular/", tc.limit, tc.withdrawn)
+				recs, err = r.RecordsByLocation(c, "http://popular/", tc.after, tc.limit, tc.withdrawn)
 			}
 			var got []int64
 			for _, rec := range recs {
@@ -377,13 +391,94 @@ func testRecordsByLocationLimit(t *testing.T, b Backend) {
 				}
 			}
 			if err != nil || !slices.Equal(got, tc.want) {
-				t.Fatalf("RecordsByLocation limit %d, withdrawn %v (in a transaction: %v): %v %v, want %v",
-					tc.limit, tc.withdrawn, r == nil, got, err, tc.want)
+				t.Fatalf("RecordsByLocation after %d, limit %d, withdrawn %v (in a transaction: %v): %v %v, want %v",
+					tc.after, tc.limit, tc.withdrawn, r == nil, got, err, tc.want)
 			}
 		}
 	}
-	if recs, err := s.RecordsByLocation(c, "http://nobody/", 10, true); err != nil || len(recs) != 0 {
+	if recs, err := s.RecordsByLocation(c, "http://nobody/", 0, 10, true); err != nil || len(recs) != 0 {
 		t.Fatalf("RecordsByLocation of an unlisted location: %d records, %v", len(recs), err)
+	}
+	// Paged through, each page after the last ID of the one before: every
+	// record once, in order, with or without the withdrawn ones.
+	for _, tc := range []struct {
+		withdrawn bool
+		want      []int64
+	}{{true, all}, {false, active}} {
+		for limit := 1; limit <= 3; limit++ {
+			var got []int64
+			var after int64
+			for pages := 0; ; pages++ {
+				recs, err := s.RecordsByLocation(c, "http://popular/", after, limit, tc.withdrawn)
+				if err != nil || len(recs) > limit || pages > len(all) {
+					t.Fatalf("RecordsByLocation page %d after %d, limit %d: %d records, %v", pages, after, limit, len(recs), err)
+				}
+				if len(recs) == 0 {
+					break
+				}
+				for _, r := range recs {
+					got = append(got, r.ID)
+				}
+				after = recs[len(recs)-1].ID
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("RecordsByLocation paged by %d, withdrawn %v: %v, want %v", limit, tc.withdrawn, got, tc.want)
+			}
+		}
+	}
+}
+
+// testDuplicatesBounded: a Duplicate holds the first MaxByLocation records
+// that list its location, in ID order, says when more list it, and gives
+// the last one's ID, from which RecordsByLocation reads on; without
+// withdrawn records, only active ones count towards the bound.
+func testDuplicatesBounded(t *testing.T, b Backend) {
+	s := b.New(t)
+	c := ctx(t)
+	n := resolver.MaxByLocation
+	var all, active []resolver.Record
+	// Two withdrawn records first, then n+1 active ones, one more
+	// withdrawn between them.
+	for i := range n + 4 {
+		r := sampleRecord(fmt.Sprintf("urn:example:%03d", i), fmt.Sprintf("http://own/%d", i), "http://popular/")
+		if i < 2 || i == 50 {
+			r.Status, r.Reason = resolver.Withdrawn, "gone"
+		}
+		r = insert(t, s, r)
+		all = append(all, r)
+		if r.Status == resolver.Active {
+			active = append(active, r)
+		}
+	}
+	insert(t, s, sampleRecord("urn:example:x", "http://pair/"))
+	insert(t, s, sampleRecord("urn:example:y", "http://pair/"))
+	for _, withdrawn := range []bool{false, true} {
+		recs := active
+		if withdrawn {
+			recs = all
+		}
+		ds, err := s.DuplicateLocations(c, "", 10, withdrawn)
+		if err != nil || len(ds) != 2 || ds[0].Key != "http://pair/" || ds[1].Key != "http://popular/" {
+			t.Fatalf("DuplicateLocations withdrawn %v: %+v %v", withdrawn, ds, err)
+		}
+		if p := ds[0]; p.More || len(p.URNs) != 2 || p.LastID == 0 {
+			t.Fatalf("DuplicateLocations withdrawn %v: a location two records list: %+v", withdrawn, p)
+		}
+		d := ds[1]
+		var urns []string
+		var statuses []resolver.Status
+		for _, r := range recs[:n] {
+			urns = append(urns, r.URN)
+			statuses = append(statuses, r.Status)
+		}
+		if !d.More || !slices.Equal(d.URNs, urns) || !slices.Equal(d.Statuses, statuses) || d.LastID != recs[n-1].ID {
+			t.Fatalf("DuplicateLocations withdrawn %v: more %v, last %d, %d URNs %q…, want more, last %d, the first %d %q…",
+				withdrawn, d.More, d.LastID, len(d.URNs), d.URNs[:min(3, len(d.URNs))], recs[n-1].ID, n, urns[:3])
+		}
+		rest, err := s.RecordsByLocation(c, d.Key, d.LastID, 10, withdrawn)
+		if err != nil || len(rest) != len(recs)-n || rest[0].ID != recs[n].ID {
+			t.Fatalf("RecordsByLocation after a Duplicate's last (withdrawn %v): %d records, %v, want %d", withdrawn, len(rest), err, len(recs)-n)
+		}
 	}
 }
 
@@ -814,7 +909,7 @@ func testLongValues(t *testing.T, b Backend) {
 			t.Fatalf("a key of %d bytes: %v", len(k), err)
 		}
 	}
-	if recs, err := s.RecordsByLocation(c, loc, 10, true); err != nil || len(recs) != 1 || recs[0].ID != r.ID {
+	if recs, err := s.RecordsByLocation(c, loc, 0, 10, true); err != nil || len(recs) != 1 || recs[0].ID != r.ID {
 		t.Fatalf("a location key of %d bytes: %d records, %v", len(loc), len(recs), err)
 	}
 	prefix := "urn:example:" + noise(4, resolver.MaxURNBytes-len("urn:example:"))

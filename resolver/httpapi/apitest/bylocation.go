@@ -2,6 +2,7 @@ package apitest
 
 import (
 	"fmt"
+	"html"
 	"net/http"
 	"slices"
 	"strings"
@@ -68,7 +69,8 @@ func checkPopular(t *testing.T, f *fixture, first, n int, more bool, headers ...
 		Locations []struct {
 			URL string `json:"url"`
 		} `json:"locations"`
-		More *bool `json:"more_records"`
+		More *bool  `json:"more_records"`
+		Next string `json:"next"`
 	}
 	l2c := http.StatusMultipleChoices
 	if n == 1 && !more {
@@ -95,9 +97,14 @@ func checkPopular(t *testing.T, f *fixture, first, n int, more bool, headers ...
 		if !slices.Equal(uris, c.want) {
 			t.Fatalf("%s uri-list: %d URIs %q…, want %d %q…", what, len(uris), uris[:min(4, len(uris))], len(c.want), c.want[:min(4, len(c.want))])
 		}
-		if cut := len(comments) == 1 && strings.Contains(comments[0], "more records list this URL") &&
-			strings.Contains(comments[0], "/api/v1/duplicates"); cut != more || len(comments) > 1 {
+		const cutSays = "# cut: more records list this URL than this list covers (it covers those registered first); the rest: GET "
+		if cut := len(comments) == 1 && strings.HasPrefix(comments[0], cutSays); cut != more || len(comments) > 1 {
 			t.Fatalf("%s uri-list: comments %q, want a line saying the list is cut: %v", what, comments, more)
+		}
+		var next string
+		if more {
+			next = strings.TrimPrefix(comments[0], cutSays)
+			checkRest(t, f, what, next, first, n)
 		}
 		// JSON: "more_records":true, absent when nothing was left out.
 		r := f.Do("GET", target, "", append([]string{"Accept", "application/json"}, headers...)...).Want(t, c.status)
@@ -113,8 +120,8 @@ func checkPopular(t *testing.T, f *fixture, first, n int, more bool, headers ...
 		if b.URL != popular || !slices.Equal(got, c.want) {
 			t.Fatalf("%s JSON: url %q, %d items, want %d", what, b.URL, len(got), len(c.want))
 		}
-		if more && (b.More == nil || !*b.More) || !more && b.More != nil {
-			t.Fatalf("%s JSON: more_records %v, want %v: %.200s", what, b.More, more, r.Body)
+		if more && (b.More == nil || !*b.More) || !more && b.More != nil || b.Next != next {
+			t.Fatalf("%s JSON: more_records %v, next %q, want %v, %q: %.200s", what, b.More, b.Next, more, next, r.Body)
 		}
 		// HTML: a line under the list.
 		r = f.Do("GET", target, "", append([]string{"Accept", browserAccept}, headers...)...).Want(t, c.status)
@@ -124,6 +131,35 @@ func checkPopular(t *testing.T, f *fixture, first, n int, more bool, headers ...
 		if cut := strings.Contains(r.Body, "The list is cut: more records list this URL"); cut != more {
 			t.Fatalf("%s HTML: says it is cut: %v, want %v: %s", what, cut, more, r.Body[max(0, len(r.Body)-600):])
 		}
+		if link := `<a href="` + html.EscapeString(next) + `">The rest</a>`; more && !strings.Contains(r.Body, link) {
+			t.Fatalf("%s HTML: no link %s: %s", what, link, r.Body[max(0, len(r.Body)-600):])
+		}
+	}
+}
+
+// checkRest checks next, where an answer about popular that covers the
+// records from popularName(first) to popularName(first+n-1) says the rest
+// are: anyone's GET of it lists the records registered after the last
+// one covered (from the first when none is), some of them at least.
+func checkRest(t *testing.T, f *fixture, what, next string, first, n int) {
+	t.Helper()
+	var p struct {
+		Location string `json:"location"`
+		Records  []struct {
+			URN string `json:"urn"`
+		} `json:"records"`
+	}
+	f.Do("GET", next, "").Want(t, 200).JSON(t, &p)
+	from := first + n
+	if n == 0 {
+		from = 0
+	}
+	ok := p.Location == popular && len(p.Records) > 0
+	for i := 0; ok && i < len(p.Records); i++ {
+		ok = p.Records[i].URN == popularName(from+i)
+	}
+	if !strings.HasPrefix(next, "/api/v1/locations?url=") || !ok {
+		t.Fatalf("%s: the rest, at %s: %+v, want the records from %s", what, next, p, popularName(from))
 	}
 }
 
@@ -182,25 +218,7 @@ func testByLocationBounded(t *testing.T, ns func(*testing.T) resolver.Store) {
 func testByLocationBytes(t *testing.T, ns func(*testing.T) resolver.Store) {
 	f := newFixture(t, ns)
 	const records = 35
-	var urns []string
-	for i := range records {
-		name := fmt.Sprintf("urn:example:big-%02d", i)
-		var b strings.Builder
-		b.WriteString(`{"aliases":[`)
-		for j := range resolver.DefaultMaxAliases {
-			if j > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, `"%s-%02d-%s"`, name, j, strings.Repeat("a", 1980))
-		}
-		fmt.Fprintf(&b, `],"locations":[{"url":%q}`, popular)
-		for j := 1; j < resolver.DefaultMaxLocations; j++ {
-			fmt.Fprintf(&b, `,{"url":"https://big.example/%d/%d/%s","label":%q}`, i, j, strings.Repeat("p", 1980), strings.Repeat("l", 1000))
-		}
-		b.WriteString(`]}`)
-		f.Put(f.books, name, b.String()).Want(t, 201)
-		urns = append(urns, name)
-	}
+	urns := putBigRecords(t, f, records)
 	for _, service := range []string{"L2Ns", "L2Ls"} {
 		r := f.Do("GET", "/uri-res/"+service+"?"+popular, "", "Accept", "application/json").Want(t, 200)
 		var b struct {
@@ -209,7 +227,8 @@ func testByLocationBytes(t *testing.T, ns func(*testing.T) resolver.Store) {
 				URL   string `json:"url"`
 				Label string `json:"label"`
 			} `json:"locations"`
-			More bool `json:"more_records"`
+			More bool   `json:"more_records"`
+			Next string `json:"next"`
 		}
 		r.JSON(t, &b)
 		size, covered := 0, map[string]bool{}
@@ -239,10 +258,48 @@ func testByLocationBytes(t *testing.T, ns func(*testing.T) resolver.Store) {
 			service == "L2Ls" && len(b.Locations) != 1+len(first)*(resolver.DefaultMaxLocations-1) {
 			t.Fatalf("%s: records cut in the middle: %d names, %d locations of %d records", service, len(b.Names), len(b.Locations), len(first))
 		}
+		// The rest: from the record after the last one shown, not
+		// after the last one read.
+		var rest struct {
+			Records []struct {
+				URN string `json:"urn"`
+			} `json:"records"`
+		}
+		f.Do("GET", b.Next, "").Want(t, 200).JSON(t, &rest)
+		if len(rest.Records) == 0 || rest.Records[0].URN != urns[len(first)] {
+			t.Fatalf("%s: the rest, at %s, begins with %+v, want %s", service, b.Next, rest.Records[:min(1, len(rest.Records))], urns[len(first)])
+		}
 		t.Logf("%s: %d records, %d bytes", service, len(first), size)
 		comments, _ := uriListParts(t, f.Do("GET", "/uri-res/"+service+"?"+popular, "").Want(t, 200))
 		if len(comments) != 1 {
 			t.Fatalf("%s uri-list: comments %q", service, comments)
 		}
 	}
+}
+
+// putBigRecords registers n records listing popular, each as large as the
+// default limits let it be (64 aliases, 64 locations of about 2 KiB, with
+// labels of 1 KiB), and returns their names in registration order.
+func putBigRecords(t *testing.T, f *fixture, n int) []string {
+	t.Helper()
+	var urns []string
+	for i := range n {
+		name := fmt.Sprintf("urn:example:big-%02d", i)
+		var b strings.Builder
+		b.WriteString(`{"aliases":[`)
+		for j := range resolver.DefaultMaxAliases {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"%s-%02d-%s"`, name, j, strings.Repeat("a", 1980))
+		}
+		fmt.Fprintf(&b, `],"locations":[{"url":%q}`, popular)
+		for j := 1; j < resolver.DefaultMaxLocations; j++ {
+			fmt.Fprintf(&b, `,{"url":"https://big.example/%d/%d/%s","label":%q}`, i, j, strings.Repeat("p", 1980), strings.Repeat("l", 1000))
+		}
+		b.WriteString(`]}`)
+		f.Put(f.books, name, b.String()).Want(t, 201)
+		urns = append(urns, name)
+	}
+	return urns
 }

@@ -408,11 +408,11 @@ func (s *switchStore) Keys(ctx context.Context, id int64) ([]resolver.Key, error
 	return s.Store.Keys(ctx, id)
 }
 
-func (s *switchStore) RecordsByLocation(ctx context.Context, k string, limit int, withdrawn bool) ([]resolver.Record, error) {
+func (s *switchStore) RecordsByLocation(ctx context.Context, k string, after int64, limit int, withdrawn bool) ([]resolver.Record, error) {
 	if err := s.err(); err != nil {
 		return nil, err
 	}
-	recs, err := s.Store.RecordsByLocation(ctx, k, limit, withdrawn)
+	recs, err := s.Store.RecordsByLocation(ctx, k, after, limit, withdrawn)
 	s.reads.mu.Lock()
 	s.reads.byLocation += len(recs)
 	s.reads.mu.Unlock()

@@ -42,6 +42,8 @@ func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
 		{"ByLocation", testByLocation},
 		{"ByLocationBounded", testByLocationBounded},
 		{"ByLocationBytes", testByLocationBytes},
+		{"LocationListing", testLocationListing},
+		{"LocationListingBytes", testLocationListingBytes},
 		{"ResolutionErrors", testResolutionErrors},
 		{"RawQuery", testRawQuery},
 		{"PathStyleRaw", testPathStyleRaw},
