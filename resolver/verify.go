@@ -187,6 +187,11 @@ func (s *Service) VerifyAll(ctx context.Context, progress func(VerifyReport)) (V
 	if err != nil {
 		return rep, storeError(err)
 	}
+	// Before the records: a key edited in says more about what was done
+	// than what the record it names then lacks.
+	if err := s.verifyStrayKeys(ctx); err != nil {
+		return fail(err)
+	}
 	// IDs are positive; starting below them also reads any record or key
 	// that someone stored under zero or a negative ID.
 	var after int64 = -1 << 63
@@ -247,6 +252,41 @@ func (s *Service) VerifyAll(ctx context.Context, progress func(VerifyReport)) (V
 		return fail(err)
 	}
 	return rep, nil
+}
+
+// StrayKeyFinder is implemented by a store whose RecordStates may leave out
+// keys that it cannot find by record ID without reading the whole keys
+// table. SQLite finds a record's own name key by records.key, and so does
+// not find a key of that role that is not its record's own: one edited in
+// with SQL, which resolves to the record all the same.
+type StrayKeyFinder interface {
+	// StrayKeys returns up to limit of the keys RecordStates leaves out,
+	// in key order: one pass over the keys table.
+	StrayKeys(ctx context.Context, limit int) ([]Key, error)
+}
+
+// verifyStrayKeys fails when the store holds a key that RecordStates
+// did not give (StrayKeyFinder).
+func (s *Service) verifyStrayKeys(ctx context.Context) error {
+	f, ok := s.store.(StrayKeyFinder)
+	if !ok {
+		return nil
+	}
+	ks, err := f.StrayKeys(ctx, 1)
+	if err != nil || len(ks) == 0 {
+		return storeError(err)
+	}
+	k := ks[0]
+	switch rec, err := s.store.Record(ctx, k.RecordID); {
+	case err == nil:
+		return &StateError{RecordID: k.RecordID, URN: rec.URN, Reason: fmt.Sprintf("the keys table holds %q as the key of its name, "+
+			"but the records table gives its name the key %q: the name %s resolves to the record, though the record does not say so",
+			k.Key, rec.Key, k.Spelling)}
+	case errors.Is(err, ErrNotFound):
+		return &StateError{RecordID: k.RecordID, Reason: fmt.Sprintf("the keys table holds %q as the name of this record ID, which no record has", k.Key)}
+	default:
+		return storeError(err)
+	}
 }
 
 // locationMigration returns the Seq of the entry that began the migration

@@ -13,21 +13,29 @@ import (
 	"github.com/urikit/urikit/resolver"
 )
 
-// qRecordStates is resolver.Reader.RecordStates in one statement. The page
-// of IDs is the first limit IDs of the union of three index scans, each of
-// which stops after limit IDs: the records' rowids, history_record and
-// keys_record. For each ID the statement joins the record (its rowid), the
-// last entry about it (max(seq) is one descent of history_record) and its
-// keys, one row per key (a single row with NULL key columns when there is
-// none). ?1 is after, ?2 limit. It has no ORDER BY: SQLite would sort the
-// whole rows, bodies and entries included, which took two thirds of the
+// qRecordStates is resolver.Reader.RecordStates in one statement and
+// qOtherKeys. The page of IDs is the first limit IDs of the union of three
+// index scans, each of which stops after limit IDs: the records' rowids,
+// history_record and keys_record. For each ID the statement joins the
+// record (its rowid), the last entry about it (max(seq) is one descent of
+// history_record) and its own name key (role 0: one descent of the keys'
+// primary key by records.key, as qKeys finds it), or NULL key columns.
+// ?1 is after, ?2 limit. It has no ORDER BY: SQLite would sort the whole
+// rows, bodies and entries included, which took two thirds of the
 // statement's time; recordStates groups and orders the rows instead.
+//
+// keys_record holds no key of role 0 (schema 2), so only the keys
+// it holds can be found by record ID: asked for a record's keys of every
+// role, SQLite scans the whole table for each ID, and a page of a million
+// records' directory took half a minute. A key of role 0 that is not its
+// record's own name key (edited in with SQL: it resolves to that record)
+// is found by none of these: Verify asks StrayKeys for those, in one pass.
 const qRecordStates = `WITH ids(id) AS (
 	SELECT id FROM (SELECT id FROM records WHERE id > ?1 ORDER BY id LIMIT ?2)
 	UNION
 	SELECT id FROM (SELECT DISTINCT record_id AS id FROM history WHERE record_id > ?1 AND record_id <> 0 ORDER BY record_id LIMIT ?2)
 	UNION
-	SELECT id FROM (SELECT DISTINCT record_id AS id FROM keys WHERE record_id > ?1 ORDER BY record_id LIMIT ?2)
+	SELECT id FROM (SELECT DISTINCT record_id AS id FROM keys WHERE record_id > ?1 AND role <> 0 ORDER BY record_id LIMIT ?2)
 	ORDER BY id LIMIT ?2)
 SELECT ids.id,
 	r.id, r.urn, coalesce(r.key, r.urn), r.status, r.redirect, coalesce(r.successor, ''), coalesce(r.reason, ''), r.authority_id, r.created, r.updated, r.body,
@@ -37,7 +45,14 @@ SELECT ids.id,
 FROM ids
 LEFT JOIN records r ON r.id = ids.id
 LEFT JOIN history h ON h.seq = (SELECT max(seq) FROM history WHERE record_id = ids.id)
-LEFT JOIN keys k ON k.record_id = ids.id`
+LEFT JOIN keys k ON k.key = coalesce(r.key, r.urn) AND k.record_id = ids.id AND k.role = 0`
+
+// qOtherKeys is the second statement of a page of RecordStates: the keys
+// of roles other than 0 of the records with IDs above ?1 up to ?2, a
+// range of keys_record. Every ID it finds is in the page: the page holds
+// the first IDs of keys_record above after.
+const qOtherKeys = `SELECT key, coalesce(spelling, key), record_id, role, version FROM keys
+	WHERE record_id > ?1 AND record_id <= ?2 AND role <> 0`
 
 // qLocationsFound is the second statement of a page of RecordStates: of
 // the (record ID, key) pairs in ?1, a JSON array of strings "ID KEY" (the
@@ -50,6 +65,43 @@ LEFT JOIN keys k ON k.record_id = ids.id`
 const qLocationsFound = `SELECT l.key, l.record_id FROM json_each(?1) AS j
 CROSS JOIN locations l ON l.key = substr(j.value, instr(j.value, ' ') + 1)
 	AND l.record_id = CAST(substr(j.value, 1, instr(j.value, ' ') - 1) AS INTEGER)`
+
+// qStrayKeys is StrayKeys: the keys of role 0 that are not their record's
+// own name key (the record's records.key, or its urn when that is NULL),
+// or whose record is missing, in key order (the table's), each record
+// found by its rowid.
+const qStrayKeys = `SELECT k.key, coalesce(k.spelling, k.key), k.record_id, k.role, k.version
+FROM keys k LEFT JOIN records r ON r.id = k.record_id
+WHERE k.role = 0 AND (r.id IS NULL OR k.key IS NOT coalesce(r.key, r.urn))
+ORDER BY k.key LIMIT ?`
+
+// StrayKeys implements resolver.StrayKeyFinder: RecordStates finds a
+// record's key of role 0 by records.key only (keys_record leaves those
+// keys out).
+func (s *Store) StrayKeys(ctx context.Context, limit int) (ks []resolver.Key, err error) {
+	const what = "reading the keys table for keys no record has"
+	err = s.readTx(ctx, func(q queryer) error {
+		rows, err := q.QueryContext(ctx, qStrayKeys, limit)
+		if err != nil {
+			return storeErr(ctx, what, err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var st resolver.RecordState
+			var key, spelling string
+			var role, version int64
+			if err := rows.Scan(&key, &spelling, &st.ID, &role, &version); err != nil {
+				return storeErr(ctx, what, err)
+			}
+			if err := addKey(&st, key, spelling, role, version); err != nil {
+				return err
+			}
+			ks = append(ks, st.Keys...)
+		}
+		return storeErr(ctx, what, rows.Err())
+	})
+	return ks, err
+}
 
 // queryer is a connection to run a statement on: a read transaction on
 // the reader pool or the writer connection inside a tx.
@@ -149,19 +201,21 @@ func recordStates(ctx context.Context, q queryer, after int64, limit int) ([]res
 			out = append(out, st)
 		}
 		if kkey.Valid {
-			r, ok := roleOf(role.Int64)
-			if !ok {
-				return nil, fmt.Errorf("sqlite: key %q has the unknown role code %d", kkey.String, role.Int64)
+			if err := addKey(&out[i], kkey.String, spelling.String, role.Int64, version.Int64); err != nil {
+				return nil, err
 			}
-			st := &out[i]
-			st.Keys = append(st.Keys, resolver.Key{Key: kkey.String, Spelling: spelling.String, RecordID: id,
-				Role: r, Version: int(version.Int64)})
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, storeErr(ctx, what, err)
 	}
+	rows.Close()
 	slices.SortFunc(out, func(a, b resolver.RecordState) int { return cmp.Compare(a.ID, b.ID) })
+	if len(out) > 0 {
+		if err := otherKeys(ctx, q, after, out); err != nil {
+			return nil, err
+		}
+	}
 	for _, st := range out {
 		slices.SortFunc(st.Keys, func(a, b resolver.Key) int { return strings.Compare(a.Key, b.Key) })
 	}
@@ -169,6 +223,42 @@ func recordStates(ctx context.Context, q queryer, after int64, limit int) ([]res
 		return nil, err
 	}
 	return out, nil
+}
+
+// addKey adds a key read from the keys table to st.
+func addKey(st *resolver.RecordState, key, spelling string, role, version int64) error {
+	r, ok := roleOf(role)
+	if !ok {
+		return fmt.Errorf("sqlite: key %q has the unknown role code %d", key, role)
+	}
+	st.Keys = append(st.Keys, resolver.Key{Key: key, Spelling: spelling, RecordID: st.ID, Role: r, Version: int(version)})
+	return nil
+}
+
+// otherKeys adds to the states of a page, in ID order, the keys of roles
+// other than 0 of their records (qOtherKeys).
+func otherKeys(ctx context.Context, q queryer, after int64, sts []resolver.RecordState) error {
+	const what = "reading the keys of records"
+	rows, err := q.QueryContext(ctx, qOtherKeys, after, sts[len(sts)-1].ID)
+	if err != nil {
+		return storeErr(ctx, what, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key, spelling string
+		var id, role, version int64
+		if err := rows.Scan(&key, &spelling, &id, &role, &version); err != nil {
+			return storeErr(ctx, what, err)
+		}
+		i, ok := slices.BinarySearchFunc(sts, id, func(st resolver.RecordState, id int64) int { return cmp.Compare(st.ID, id) })
+		if !ok {
+			return fmt.Errorf("sqlite: key %q of record %d is not in the page of records %d to %d read with it", key, id, after+1, sts[len(sts)-1].ID)
+		}
+		if err := addKey(&sts[i], key, spelling, role, version); err != nil {
+			return err
+		}
+	}
+	return storeErr(ctx, what, rows.Err())
 }
 
 // locationsFound sets the Locations of each state: which of its record's

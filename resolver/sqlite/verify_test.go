@@ -39,13 +39,22 @@ func TestVerifyFindsSQLEdits(t *testing.T) {
 		{"KeyMoved", `UPDATE keys SET record_id = (SELECT id FROM records WHERE urn = 'urn:example:a') WHERE key = 'urn:example:b-alias'`,
 			[]string{"urn:example:b-alias"}},
 		{"RecordKey", `UPDATE records SET key = 'urn:example:zz' WHERE urn = 'urn:example:b'`,
-			[]string{`the records table gives it the key "urn:example:zz", but its name's key is "urn:example:b"`}},
+			[]string{`the keys table holds "urn:example:b" as the key of its name, but the records table gives its name the key "urn:example:zz"`}},
 		// A predecessor link forged: a successor key on a record with no
 		// successor makes it a predecessor of urn:example:a.
 		{"SuccessorKeyForged", `UPDATE records SET successor_key = 'urn:example:a', successor_version = ` + strconv.Itoa(urn.KeyVersion) + ` WHERE urn = 'urn:example:b'`,
 			[]string{`it has no successor, but the records table holds the successor key "urn:example:a"`}},
 		{"RecordDeleted", `DELETE FROM records WHERE urn = 'urn:example:b'`,
-			[]string{"urn:example:b", "the records table has no row for it"}},
+			[]string{`record 2 (no name): the keys table holds "urn:example:b" as the name of this record ID, which no record has`}},
+		// A key of the role of a record's own name (0) that is not its
+		// name's key: it resolves to the record, and the page of states
+		// finds such keys by records.key only.
+		{"NameKeyAdded", `INSERT INTO keys (key, spelling, record_id, role, version) SELECT 'urn:example:forged', NULL, id, 0, ` +
+			strconv.Itoa(urn.KeyVersion) + ` FROM records WHERE urn = 'urn:example:b'`,
+			[]string{`record 2 (urn:example:b): the keys table holds "urn:example:forged" as the key of its name, but the records table gives its name the key "urn:example:b": the name urn:example:forged resolves to the record`}},
+		{"NameKeyOfNoRecord", `INSERT INTO keys (key, spelling, record_id, role, version) VALUES ('urn:example:nobody', NULL, 999, 0, ` +
+			strconv.Itoa(urn.KeyVersion) + `)`,
+			[]string{`record 999 (no name): the keys table holds "urn:example:nobody" as the name of this record ID, which no record has`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, t.TempDir())
@@ -84,6 +93,9 @@ func TestVerifyFindsSQLEdits(t *testing.T) {
 			want := b.ID
 			if tc.name == "KeyMoved" {
 				want = a.ID // which now holds b's alias, and comes first
+			}
+			if tc.name == "NameKeyOfNoRecord" {
+				want = 999
 			}
 			if se.RecordID != want {
 				t.Errorf("names record %d, want %d: %v", se.RecordID, want, err)
