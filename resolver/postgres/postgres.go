@@ -227,8 +227,7 @@ func (s *Store) usable() error {
 		return errClosed
 	}
 	if v := s.newerSchema.Load(); v > 0 {
-		return fmt.Errorf("%w: the database's schema is now version %d, newer than this urikit's %d: upgrade urikit",
-			resolver.ErrUnavailable, v, SchemaVersion)
+		return &resolver.NewerSchemaError{Database: int(v), Build: SchemaVersion}
 	}
 	return nil
 }

@@ -56,6 +56,12 @@ func (s *Store) CacheCurrent(ctx context.Context) (bool, error) {
 }
 
 func (s *Store) cacheCurrent(ctx context.Context) (bool, error) {
+	// A store that refuses every call (closed, or a newer schema) refuses
+	// its cache too: the instance answers 503 for every name, not only
+	// for those nobody looked up lately.
+	if err := s.usable(); err != nil {
+		return false, err
+	}
 	if !s.listening.Load() || s.applied.Load() < minVersion(ctx) {
 		return false, nil
 	}
