@@ -245,3 +245,34 @@ func TestServerHangsUnderACachedName(t *testing.T) {
 		t.Fatalf("after its cache check timed out, the lookup asked the store %d more times: a second timeout", n)
 	}
 }
+
+// TestFirstLookupAfterARestart: the first lookup after the server
+// restarted (fast shutdown) is answered, not a 503, though the pooled
+// connection it takes was closed by the restart and answers with the
+// server's goodbye (57P01): the read — or a cached name's check, which is
+// not handed on to a read when it fails — runs once more on another
+// connection.
+func TestFirstLookupAfterARestart(t *testing.T) {
+	c := pgtest.Start(t, pgtest.Options{})
+	st := open(t, c.NewDB(t), postgres.Options{})
+	svc, m := service(t, st)
+	ctx := context.Background()
+	if _, _, err := svc.Put(ctx, m, "urn:example:hot", recordInput("https://example.org/hot")); err != nil {
+		t.Fatal(err)
+	}
+	for _, first := range []string{"urn:example:hot", "urn:example:never-stored"} {
+		name := urn.MustParse(first)
+		_, err := svc.Lookup(ctx, name)
+		want := resolver.KindOf(err)
+		if err := c.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitListening(t, st) // the cache is trusted again
+		if _, err := svc.Lookup(ctx, name); resolver.KindOf(err) != want {
+			t.Fatalf("the first lookup of %s after a restart: %v (%s)", first, err, resolver.Cause(err))
+		}
+	}
+}

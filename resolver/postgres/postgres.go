@@ -254,8 +254,9 @@ func (s *Store) Ping(ctx context.Context) error {
 }
 
 // read runs one read outside a transaction, on the pool readPool picks.
-// A read that fails because its connection broke (a pooled connection
-// that the server closed when it restarted) is run once more: reads have
+// A read that fails because its connection broke or the server ended it
+// (a pooled connection that the server closed when it restarted: its
+// first use reads 57P01, connLost) is run once more: reads have
 // no effect, so this is safe, and it spares the first request after a
 // restart a 503. A replica that fails hands the read to the primary.
 func (s *Store) read(ctx context.Context, fn func(context.Context, reader) error) error {
@@ -268,7 +269,7 @@ func (s *Store) read(ctx context.Context, fn func(context.Context, reader) error
 	s.stats.count(q == querier(s.pool))
 	err := fn(ctx, reader{q})
 	if err != nil && ctx.Err() == nil && !errors.Is(err, resolver.ErrNotFound) &&
-		(unreachable(err) || q != querier(s.pool) && errors.Is(mapErr(err), resolver.ErrUnavailable)) {
+		(connLost(err) || q != querier(s.pool) && errors.Is(mapErr(err), resolver.ErrUnavailable)) {
 		s.stats.retries.Add(1)
 		err = fn(ctx, reader{s.pool})
 	}

@@ -407,7 +407,7 @@ func (g *versionGate) run(r *versionRead) {
 		// Not any caller's context: the read serves them all.
 		ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
 		r.err = g.pool.QueryRow(ctx, sqlHeadVersion).Scan(&r.v)
-		if r.err != nil && ctx.Err() == nil && unreachable(r.err) {
+		if r.err != nil && ctx.Err() == nil && connLost(r.err) {
 			// A pooled connection the server closed (it restarted): run
 			// it once more, within the same timeout, as Store.read does
 			// — a failed check is a 503 (resolver.Service does not go
