@@ -70,8 +70,9 @@ type Options struct {
 	// ReadDSN, when set, is a streaming replica of the database, for
 	// reads (urikit serve --read-db).
 	ReadDSN string
-	// Timeout bounds each Store call: a read, or a whole Update. A call
-	// that takes longer is ErrUnavailable. Default 5s.
+	// Timeout bounds each Store call: a read, a whole Update, or
+	// CacheCurrent's wait for the version read it shares with other
+	// callers. A call that takes longer is ErrUnavailable. Default 5s.
 	Timeout time.Duration
 	// ConnectTimeout bounds opening one connection. Default 2s.
 	ConnectTimeout time.Duration
