@@ -94,7 +94,32 @@ func storeError(err error) error {
 		return err
 	}
 	if errors.Is(err, ErrUnavailable) {
-		return &Error{Kind: KindUnavailable, Message: "the directory's store is unavailable", Offset: -1, Err: err}
+		return &Error{Kind: KindUnavailable, Message: UnavailableMessage(err), Offset: -1, Err: err}
 	}
 	return &Error{Kind: KindInternal, Message: "store error", Offset: -1, Err: err}
+}
+
+// UnavailableMessage is what a caller is told of err, an ErrUnavailable
+// from the store. The cause itself stays in the chain for the log (Cause):
+// it names hosts, users and databases, which are not for anonymous
+// callers. Only a NewerSchemaError, which names nothing but versions and
+// what to do, is told as it is.
+func UnavailableMessage(err error) string {
+	const msg = "the directory's store is unavailable"
+	var ns *NewerSchemaError
+	if errors.As(err, &ns) {
+		return msg + ": " + ns.Error()
+	}
+	return msg
+}
+
+// Cause is what err says beyond its message, for the log: the text of the
+// error an *Error wraps (Err), the store's own words, or "" when there is
+// nothing more. Error() leaves it out, since callers see that text.
+func Cause(err error) string {
+	var e *Error
+	if !errors.As(err, &e) || e.Err == nil {
+		return ""
+	}
+	return e.Err.Error()
 }

@@ -381,8 +381,15 @@ func (s *Service) lookupKey(ctx context.Context, key string) (Record, Role, bool
 			// still on the way. The hit is used only if every change
 			// committed before now has reached Invalidate; it is read
 			// again after that check, since an invalidation may have
-			// come in between. A failed check goes to the store.
-			if cur, err := s.shared.CacheCurrent(ctx); err == nil && cur {
+			// come in between. A stale cache goes to the store; a check
+			// that failed because the store is unavailable does not: the
+			// store was just asked, and asking again would make the
+			// caller wait a second timeout for the same 503.
+			cur, err := s.shared.CacheCurrent(ctx)
+			if err != nil && errors.Is(err, ErrUnavailable) {
+				return Record{}, "", false, storeError(err)
+			}
+			if err == nil && cur {
 				if c, ok := s.cache.get(key); ok {
 					return c.rec.clone(), c.role, c.found, nil
 				}

@@ -3,6 +3,7 @@ package resolver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -24,6 +25,24 @@ var (
 	// it is this directory's: it is never handed on to another resolver.
 	ErrReserved = errors.New("reserved")
 )
+
+// NewerSchemaError is the ErrUnavailable of a store whose database a
+// newer urikit has migrated to a schema this build does not know: it
+// refuses every call until it is upgraded. Unlike the other causes of a
+// 503 (a connection error names hosts, users and databases), its text is
+// made of version numbers and what to do, so the Service and the HTTP
+// layer show it to every caller: whoever sees the 503 learns what the
+// operator must do.
+type NewerSchemaError struct {
+	Database, Build int // the database's schema version and this build's
+}
+
+func (e *NewerSchemaError) Error() string {
+	return fmt.Sprintf("the database's schema is now version %d, newer than this urikit's %d: upgrade urikit", e.Database, e.Build)
+}
+
+// Is makes a NewerSchemaError an ErrUnavailable (errors.Is).
+func (e *NewerSchemaError) Is(target error) bool { return target == ErrUnavailable }
 
 // Store is where the directory's data lives. It keeps data and enforces
 // uniqueness; it makes no policy decision (that is Service's work). Every

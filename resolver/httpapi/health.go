@@ -2,9 +2,12 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/urikit/urikit/resolver"
 )
@@ -30,12 +33,34 @@ func (h *handler) serveReady(rw *respWriter, r *http.Request) {
 	}
 	rw.Header().Set("Cache-Control", "no-store")
 	if err != nil {
-		p := newProblem(http.StatusServiceUnavailable, ptUnavailable, "not ready: the store did not answer within "+h.opts.ReadyTimeout.String())
-		h.writeProblem(rw, r, p)
+		detail := notReady(err, ctx.Err() != nil && r.Context().Err() == nil, h.opts.ReadyTimeout)
+		h.log.LogAttrs(r.Context(), slog.LevelWarn, "not ready", slog.String("detail", detail), slog.String("error", err.Error()))
+		h.writeProblem(rw, r, newProblem(http.StatusServiceUnavailable, ptUnavailable, detail))
 		return
 	}
 	rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	io.WriteString(rw, "ready\n")
+}
+
+// notReady says why /readyz fails: the check ran out of its time, or the
+// store answered at once with an error. Only what every caller may see
+// is said (resolver.UnavailableMessage: a newer schema, with what to do,
+// but no host); the log line has the error itself.
+func notReady(err error, timedOut bool, limit time.Duration) string {
+	switch {
+	case timedOut:
+		return "not ready: the store did not answer within " + limit.String()
+	case errors.Is(err, resolver.ErrUnavailable):
+		if errors.Is(err, context.DeadlineExceeded) {
+			return "not ready: the store did not answer within its own time limit"
+		}
+		var ns *resolver.NewerSchemaError
+		if errors.As(err, &ns) {
+			return "not ready: " + resolver.UnavailableMessage(err)
+		}
+		return "not ready: " + resolver.UnavailableMessage(err) + " (its error is in the server's log)"
+	}
+	return "not ready: the store failed (its error is in the server's log)"
 }
 
 // PositionHeader carries a read-your-writes position (issue 10): every

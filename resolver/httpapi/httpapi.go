@@ -392,8 +392,8 @@ func (h *handler) finish(rw *respWriter, r *http.Request, start time.Time) {
 	h.m.observe(route, rw.service, status, d)
 	if rw.err != nil {
 		h.log.LogAttrs(r.Context(), slog.LevelError, "internal error",
-			slog.String("method", r.Method), slog.String("target", truncate(r.RequestURI, 512)),
-			slog.Int("status", status), slog.String("error", rw.err.Error()))
+			append([]slog.Attr{slog.String("method", r.Method), slog.String("target", truncate(r.RequestURI, 512)),
+				slog.Int("status", status)}, errorAttrs(rw.err)...)...)
 	}
 	if h.log.Enabled(r.Context(), slog.LevelInfo) {
 		attrs := []slog.Attr{
@@ -424,9 +424,23 @@ func (h *handler) fail(rw *respWriter, r *http.Request, err error) {
 		if errors.Is(err, resolver.ErrDiscoveryUnavailable) {
 			msg = "DNS unavailable"
 		}
-		h.log.LogAttrs(r.Context(), slog.LevelWarn, msg, slog.String("error", err.Error()))
+		h.log.LogAttrs(r.Context(), slog.LevelWarn, msg, errorAttrs(err)...)
 	}
 	h.writeProblem(rw, r, p)
+}
+
+// errorAttrs are the log attributes of err: "error", what the caller was
+// told, and "cause", what the store or the system said (the error it
+// wraps), when there is more. The cause is the operator's lead — a
+// connection error with its host, a timeout, a newer schema — and is
+// logged only: it names hosts, users and databases, which a public
+// problem body must not (resolver.UnavailableMessage).
+func errorAttrs(err error) []slog.Attr {
+	attrs := []slog.Attr{slog.String("error", err.Error())}
+	if c := resolver.Cause(err); c != "" {
+		attrs = append(attrs, slog.String("cause", c))
+	}
+	return attrs
 }
 
 // requestTarget returns the request target as the client sent it, and

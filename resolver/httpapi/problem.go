@@ -123,9 +123,10 @@ func problemFor(err error) *problem {
 	var e *resolver.Error
 	if !errors.As(err, &e) {
 		switch {
-		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
-			errors.Is(err, resolver.ErrUnavailable):
+		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 			return newProblem(http.StatusServiceUnavailable, ptUnavailable, "the directory's store did not answer in time")
+		case errors.Is(err, resolver.ErrUnavailable):
+			return newProblem(http.StatusServiceUnavailable, ptUnavailable, resolver.UnavailableMessage(err))
 		}
 		return newProblem(http.StatusInternalServerError, ptInternal, "an internal error occurred; it was logged")
 	}

@@ -69,6 +69,16 @@ func retryCode(err error) bool {
 	return errors.As(err, &pg) && (pg.Code == "40001" || pg.Code == "40P01") // serialization_failure, deadlock_detected
 }
 
+// connLost reports whether a read that failed with err may run once more
+// on another connection: its connection broke (unreachable), or the
+// server ended it — a pooled connection that a restart (57P01,
+// admin_shutdown) or a crash (57P02) closed while it sat idle, whose
+// first use after the restart reads the server's goodbye.
+func connLost(err error) bool {
+	var pg *pgconn.PgError
+	return unreachable(err) || errors.As(err, &pg) && (pg.Code == "57P01" || pg.Code == "57P02")
+}
+
 // unreachable reports whether err comes from the connection rather than
 // from the server's answer: dialling, a broken or closed connection, a
 // deadline, a closed pool.

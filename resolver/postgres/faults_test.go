@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -176,5 +177,102 @@ func TestServerHangs(t *testing.T) {
 	}
 	if _, err := svc.Lookup(ctx, urn.MustParse("urn:example:x")); resolver.KindOf(err) != resolver.KindNotFound {
 		t.Fatalf("lookup after the thaw: %v", err)
+	}
+}
+
+// checked counts the lookups that reach the store and keeps what the
+// cache checks answered.
+type checked struct {
+	counting
+	checks   atomic.Int64
+	checkErr atomic.Value // error: the last failed check's
+}
+
+func (c *checked) CacheCurrent(ctx context.Context) (bool, error) {
+	c.checks.Add(1)
+	cur, err := c.Store.CacheCurrent(ctx)
+	if err != nil {
+		c.checkErr.Store(err)
+	}
+	return cur, err
+}
+
+// TestServerHangsUnderACachedName: a name in the lookup cache, looked up
+// while the server is frozen, fails with KindUnavailable once its cache
+// check has timed out, without asking the store for the name as well: the
+// caller waits one Timeout, as for any other call, not two.
+func TestServerHangsUnderACachedName(t *testing.T) {
+	c := pgtest.Start(t, pgtest.Options{})
+	st := open(t, c.NewDB(t), postgres.Options{Timeout: 700 * time.Millisecond, ConnectTimeout: 300 * time.Millisecond})
+	wrapped := &checked{counting: counting{Store: st}}
+	svc, m := service(t, wrapped)
+	ctx := context.Background()
+	waitListening(t, st)
+	if _, _, err := svc.Put(ctx, m, "urn:example:hot", recordInput("https://example.org/hot")); err != nil {
+		t.Fatal(err)
+	}
+	name := urn.MustParse("urn:example:hot")
+	// Cached once the Put's notification is in: a lookup then reads
+	// nothing from the store.
+	for i := 0; ; i++ {
+		before := wrapped.reads.Load()
+		if _, err := svc.Lookup(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+		if wrapped.reads.Load() == before {
+			break
+		}
+		if i == 200 {
+			t.Fatal("the name is not served from the cache after 200 lookups")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := c.Freeze(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Thaw()
+	// The listener finds out about the hang only after 2 s of quiet, so
+	// the check now asks the frozen server, and times out.
+	checks, reads := wrapped.checks.Load(), wrapped.reads.Load()
+	_, err := svc.Lookup(ctx, name)
+	if resolver.KindOf(err) != resolver.KindUnavailable {
+		t.Fatalf("cached lookup on a hung server: %v, want unavailable", err)
+	}
+	if wrapped.checks.Load() != checks+1 || wrapped.checkErr.Load() == nil {
+		t.Fatalf("the cache check did not fail (the listener gave up first?): %d checks, error %v", wrapped.checks.Load()-checks, wrapped.checkErr.Load())
+	}
+	if n := wrapped.reads.Load() - reads; n != 0 {
+		t.Fatalf("after its cache check timed out, the lookup asked the store %d more times: a second timeout", n)
+	}
+}
+
+// TestFirstLookupAfterARestart: the first lookup after the server
+// restarted (fast shutdown) is answered, not a 503, though the pooled
+// connection it takes was closed by the restart and answers with the
+// server's goodbye (57P01): the read — or a cached name's check, which is
+// not handed on to a read when it fails — runs once more on another
+// connection.
+func TestFirstLookupAfterARestart(t *testing.T) {
+	c := pgtest.Start(t, pgtest.Options{})
+	st := open(t, c.NewDB(t), postgres.Options{})
+	svc, m := service(t, st)
+	ctx := context.Background()
+	if _, _, err := svc.Put(ctx, m, "urn:example:hot", recordInput("https://example.org/hot")); err != nil {
+		t.Fatal(err)
+	}
+	for _, first := range []string{"urn:example:hot", "urn:example:never-stored"} {
+		name := urn.MustParse(first)
+		_, err := svc.Lookup(ctx, name)
+		want := resolver.KindOf(err)
+		if err := c.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitListening(t, st) // the cache is trusted again
+		if _, err := svc.Lookup(ctx, name); resolver.KindOf(err) != want {
+			t.Fatalf("the first lookup of %s after a restart: %v (%s)", first, err, resolver.Cause(err))
+		}
 	}
 }

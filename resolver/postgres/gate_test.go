@@ -2,12 +2,15 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/urikit/urikit/resolver"
 )
 
 // countingDB answers "SELECT version" with the number of reads started so
@@ -65,5 +68,50 @@ func TestVersionGateNeverAnswersWithAnOlderRead(t *testing.T) {
 	cancel()
 	if _, err := g.read(ctx); err == nil {
 		t.Fatal("a cancelled caller got an answer")
+	}
+}
+
+// hungDB is a connection that never answers until released, deadline or
+// not.
+type hungDB struct {
+	started atomic.Int64
+	release chan struct{}
+}
+
+type hungRow struct{ release chan struct{} }
+
+func (r hungRow) Scan(dest ...any) error {
+	<-r.release
+	return context.DeadlineExceeded
+}
+
+func (db *hungDB) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	db.started.Add(1)
+	return hungRow{db.release}
+}
+
+// TestVersionGateWaitsOneTimeout: a caller waits for the version at most
+// the gate's timeout, then fails with ErrUnavailable, also when it is
+// queued behind a read that hangs: it does not wait for that read and
+// then for its own.
+func TestVersionGateWaitsOneTimeout(t *testing.T) {
+	db := &hungDB{release: make(chan struct{})}
+	defer close(db.release)
+	g := &versionGate{pool: db, timeout: 50 * time.Millisecond}
+	errs := make(chan error, 2)
+	go func() { _, err := g.read(context.Background()); errs <- err }()
+	for db.started.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	go func() { _, err := g.read(context.Background()); errs <- err }() // queued
+	for range 2 {
+		select {
+		case err := <-errs:
+			if !errors.Is(err, resolver.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("a caller of a hung read: %v, want ErrUnavailable after the timeout", err)
+			}
+		case <-time.After(10 * time.Second): // 200 times the timeout
+			t.Fatal("a caller of a hung read still waits after 10s; the timeout is 50ms")
+		}
 	}
 }

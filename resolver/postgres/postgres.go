@@ -70,8 +70,9 @@ type Options struct {
 	// ReadDSN, when set, is a streaming replica of the database, for
 	// reads (urikit serve --read-db).
 	ReadDSN string
-	// Timeout bounds each Store call: a read, or a whole Update. A call
-	// that takes longer is ErrUnavailable. Default 5s.
+	// Timeout bounds each Store call: a read, a whole Update, or
+	// CacheCurrent's wait for the version read it shares with other
+	// callers. A call that takes longer is ErrUnavailable. Default 5s.
 	Timeout time.Duration
 	// ConnectTimeout bounds opening one connection. Default 2s.
 	ConnectTimeout time.Duration
@@ -227,8 +228,7 @@ func (s *Store) usable() error {
 		return errClosed
 	}
 	if v := s.newerSchema.Load(); v > 0 {
-		return fmt.Errorf("%w: the database's schema is now version %d, newer than this urikit's %d: upgrade urikit",
-			resolver.ErrUnavailable, v, SchemaVersion)
+		return &resolver.NewerSchemaError{Database: int(v), Build: SchemaVersion}
 	}
 	return nil
 }
@@ -255,8 +255,9 @@ func (s *Store) Ping(ctx context.Context) error {
 }
 
 // read runs one read outside a transaction, on the pool readPool picks.
-// A read that fails because its connection broke (a pooled connection
-// that the server closed when it restarted) is run once more: reads have
+// A read that fails because its connection broke or the server ended it
+// (a pooled connection that the server closed when it restarted: its
+// first use reads 57P01, connLost) is run once more: reads have
 // no effect, so this is safe, and it spares the first request after a
 // restart a 503. A replica that fails hands the read to the primary.
 func (s *Store) read(ctx context.Context, fn func(context.Context, reader) error) error {
@@ -269,7 +270,7 @@ func (s *Store) read(ctx context.Context, fn func(context.Context, reader) error
 	s.stats.count(q == querier(s.pool))
 	err := fn(ctx, reader{q})
 	if err != nil && ctx.Err() == nil && !errors.Is(err, resolver.ErrNotFound) &&
-		(unreachable(err) || q != querier(s.pool) && errors.Is(mapErr(err), resolver.ErrUnavailable)) {
+		(connLost(err) || q != querier(s.pool) && errors.Is(mapErr(err), resolver.ErrUnavailable)) {
 		s.stats.retries.Add(1)
 		err = fn(ctx, reader{s.pool})
 	}

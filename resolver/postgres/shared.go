@@ -56,6 +56,12 @@ func (s *Store) CacheCurrent(ctx context.Context) (bool, error) {
 }
 
 func (s *Store) cacheCurrent(ctx context.Context) (bool, error) {
+	// A store that refuses every call (closed, or a newer schema) refuses
+	// its cache too: the instance answers 503 for every name, not only
+	// for those nobody looked up lately.
+	if err := s.usable(); err != nil {
+		return false, err
+	}
 	if !s.listening.Load() || s.applied.Load() < minVersion(ctx) {
 		return false, nil
 	}
@@ -368,6 +374,11 @@ func (g *versionGate) read(ctx context.Context) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
+	// A caller queued behind a read that hangs would wait for that read's
+	// timeout and then for its own: it waits one timeout in all, as every
+	// other call of the store does.
+	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	defer cancel()
 	g.mu.Lock()
 	var r *versionRead
 	if g.running == nil {
@@ -385,15 +396,25 @@ func (g *versionGate) read(ctx context.Context) (int64, error) {
 	case <-r.done:
 		return r.v, r.err
 	case <-ctx.Done():
-		return 0, ctx.Err()
+		return 0, mapErr(ctx.Err())
 	}
 }
+
+const sqlHeadVersion = "SELECT version FROM head WHERE id = 1"
 
 func (g *versionGate) run(r *versionRead) {
 	for r != nil {
 		// Not any caller's context: the read serves them all.
 		ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
-		r.err = g.pool.QueryRow(ctx, "SELECT version FROM head WHERE id = 1").Scan(&r.v)
+		r.err = g.pool.QueryRow(ctx, sqlHeadVersion).Scan(&r.v)
+		if r.err != nil && ctx.Err() == nil && connLost(r.err) {
+			// A pooled connection the server closed (it restarted): run
+			// it once more, within the same timeout, as Store.read does
+			// — a failed check is a 503 (resolver.Service does not go
+			// on to the store after it).
+			r.err = g.pool.QueryRow(ctx, sqlHeadVersion).Scan(&r.v)
+		}
+		r.err = mapErr(r.err)
 		cancel()
 		close(r.done)
 		g.mu.Lock()

@@ -54,7 +54,8 @@ type Options struct {
 	MaxTarget int
 	// Timeout bounds the store lookups of one page; 0 means 5 seconds.
 	Timeout time.Duration
-	// Logger receives internal errors (level Error). nil discards them.
+	// Logger receives internal errors (level Error) and the store's
+	// outages (level Warn, with the store's own words). nil discards them.
 	Logger *slog.Logger
 }
 
@@ -279,8 +280,7 @@ func (h *handler) serveName(w http.ResponseWriter, r *http.Request, name string,
 			h.render(w, r, http.StatusNotFound, "name", d)
 		case resolver.KindOf(err) == resolver.KindUnavailable,
 			errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-			h.problem(w, r, http.StatusServiceUnavailable, "Directory unavailable",
-				"The directory's store did not answer in time. Try again in a moment.")
+			h.unavailable(w, r, err)
 		default:
 			attrs := []any{"urn", u.AssignedName(), "err", err}
 			var re *resolver.Error
@@ -437,6 +437,24 @@ func truncate(s string, n int) string {
 }
 
 // problem answers an error page.
+// unavailable answers 503 for err, a store that failed or did not answer
+// in time. The page says which, and a reason the operator must act on
+// (resolver.UnavailableMessage: never a host); the log line has what the
+// store said.
+func (h *handler) unavailable(w http.ResponseWriter, r *http.Request, err error) {
+	attrs := []any{"err", err}
+	if c := resolver.Cause(err); c != "" {
+		attrs = append(attrs, "cause", c)
+	}
+	h.log.Warn("store unavailable", attrs...)
+	detail := "The directory's store did not answer in time. Try again in a moment."
+	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+		detail = resolver.UnavailableMessage(err) + ". Try again in a moment."
+		detail = strings.ToUpper(detail[:1]) + detail[1:]
+	}
+	h.problem(w, r, http.StatusServiceUnavailable, "Directory unavailable", detail)
+}
+
 func (h *handler) problem(w http.ResponseWriter, r *http.Request, status int, title, detail string) {
 	d := problemData{layout: h.layout("", title), Detail: detail}
 	d.Status = status

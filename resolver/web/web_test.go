@@ -475,7 +475,8 @@ func TestStoreFailures(t *testing.T) {
 		store brokenStore
 		code  int
 	}{
-		{"unavailable", brokenStore{err: fmt.Errorf("dial: %w", resolver.ErrUnavailable)}, 503},
+		{"unavailable", brokenStore{err: fmt.Errorf("%w: dial tcp db.internal.example:5432: connection refused", resolver.ErrUnavailable)}, 503},
+		{"newer schema", brokenStore{err: &resolver.NewerSchemaError{Database: 9, Build: 4}}, 503},
 		{"timeout", brokenStore{wait: true}, 503},
 		{"broken", brokenStore{err: errors.New("disk on fire")}, 500},
 	} {
@@ -496,6 +497,26 @@ func TestStoreFailures(t *testing.T) {
 			}
 			if (tc.code == 500) != strings.Contains(logged.String(), "disk on fire") {
 				t.Errorf("log: %q", logged.String())
+			}
+			// An outage: the page names no host, and says it timed out
+			// only when it did; the log has what the store said.
+			body := w.Body.String()
+			switch tc.name {
+			case "unavailable":
+				if strings.Contains(body, "db.internal.example") || strings.Contains(body, "did not answer in time") {
+					t.Errorf("page: %s", body)
+				}
+				if !strings.Contains(logged.String(), "db.internal.example:5432: connection refused") {
+					t.Errorf("the outage's log line does not say what the store said: %q", logged.String())
+				}
+			case "newer schema":
+				if !strings.Contains(body, "version 9, newer than this urikit&#39;s 4: upgrade urikit") {
+					t.Errorf("the page does not say to upgrade: %s", body)
+				}
+			case "timeout":
+				if !strings.Contains(body, "did not answer in time") {
+					t.Errorf("page: %s", body)
+				}
 			}
 		})
 	}
