@@ -310,7 +310,7 @@ func (d *localDir) Get(ctx context.Context, name string) (resolver.Record, error
 func (d *localDir) AllPredecessors(ctx context.Context, rec resolver.Record) ([]string, error) {
 	all := []string{}
 	for after := int64(0); ; {
-		page, more, err := d.svc.PredecessorsAfter(ctx, rec, after, 1000)
+		page, more, err := d.svc.PredecessorsAfter(ctx, rec, after, resolver.MaxPredecessors)
 		if err != nil {
 			return nil, err
 		}

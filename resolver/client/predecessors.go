@@ -39,7 +39,7 @@ func (c *Client) PredecessorsPage(ctx context.Context, name string, after int64,
 func (c *Client) Predecessors(ctx context.Context, name string) ([]string, error) {
 	all := []string{}
 	for after := int64(0); ; {
-		p, err := c.PredecessorsPage(ctx, name, after, 1000)
+		p, err := c.PredecessorsPage(ctx, name, after, 0)
 		if err != nil {
 			return nil, err
 		}

@@ -14,11 +14,12 @@ import (
 
 // Page sizes of a record's predecessors. Each page reads up to its size
 // (and two) rows of the successor index for each of the record's keys, its
-// name and up to resolver.MaxAliases aliases, and holds names of up to
-// resolver.MaxURNBytes (2 KiB): a thousand keep a page within 2 MiB.
+// name and up to resolver.MaxAliases aliases: some 6,600 rows of ID and
+// name at most for a page of 100, as a record's own answer reads. A
+// larger page would read that many times more for anyone who asks.
 const (
 	defaultPredecessorPage = resolver.MaxPredecessors
-	maxPredecessorPage     = 1000
+	maxPredecessorPage     = resolver.MaxPredecessors
 )
 
 // predecessorsPage is the answer of GET /api/v1/names/{urn}/predecessors.

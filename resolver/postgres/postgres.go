@@ -92,6 +92,7 @@ type Store struct {
 	pool    *pgxpool.Pool // the primary
 	replica *pgxpool.Pool // nil without ReadDSN
 	gate    *versionGate  // version reads on the pool reads go to
+	pgate   *versionGate  // version reads on the primary
 	rgate   *versionGate  // version reads on the replica, nil without one
 
 	applied     atomic.Int64 // every change up to this version has reached the watchers
@@ -152,7 +153,8 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	} else if s.schemaFrom, err = migrate(ctx, pool, SchemaVersion); err != nil {
 		return fail(err)
 	}
-	s.gate = &versionGate{pool: pool, timeout: opts.Timeout}
+	s.pgate = &versionGate{pool: pool, timeout: opts.Timeout}
+	s.gate = s.pgate
 	if opts.ReadDSN != "" {
 		if s.replica, err = newPool(ctx, opts.ReadDSN, opts); err != nil {
 			return fail(err)

@@ -237,3 +237,50 @@ func measureLag(t *testing.T, in instance, rconn *pgx.Conn, dsn string) {
 		t.Fatal("replication or notification p99 above 2s on loopback")
 	}
 }
+
+// TestReplicaDownCachedName: with the replica down, a name in the lookup
+// cache resolves as one that is not: the cache's check, like a read,
+// hands over to the primary, rather than answering 503 for the names
+// looked up most.
+func TestReplicaDownCachedName(t *testing.T) {
+	c := pgtest.Start(t, pgtest.Options{})
+	dsn := c.NewDB(t)
+	r := c.Replica(t)
+	ctx := context.Background()
+	st := open(t, dsn, postgres.Options{ReadDSN: r.DSN(dbName(t, dsn)), ReplicaWait: 50 * time.Millisecond,
+		Timeout: 2 * time.Second, ConnectTimeout: time.Second})
+	svc := resolver.New(st, resolver.Options{AdminToken: "admin"})
+	admin, _ := svc.Authenticate(ctx, "admin")
+	_, tok, err := svc.CreateAuthority(ctx, admin, "Example", []string{"urn:example:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := svc.Authenticate(ctx, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitListening(t, st)
+	in := instance{st: st, svc: svc, maint: m}
+	for _, n := range []string{"urn:example:hot", "urn:example:cold"} {
+		if err := put(ctx, in, n, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hot := urn.MustParse("urn:example:hot")
+	for range 3 {
+		if _, err := svc.Lookup(ctx, hot); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Lookup(ctx, urn.MustParse("urn:example:cold")); err != nil {
+		t.Fatalf("a name not in the cache, the replica down: %v", err)
+	}
+	for range 3 {
+		if got, err := roundOf(ctx, in, "urn:example:hot"); err != nil || got != 1 {
+			t.Fatalf("a name in the cache, the replica down: %d %v", got, err)
+		}
+	}
+}

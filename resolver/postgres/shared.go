@@ -65,7 +65,17 @@ func (s *Store) cacheCurrent(ctx context.Context) (bool, error) {
 	if !s.listening.Load() || s.applied.Load() < minVersion(ctx) {
 		return false, nil
 	}
+	// One timeout for the check, as for any read: a failed check is the
+	// caller's 503 (resolver.Service does not go on to the store).
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
 	v, err := s.gate.read(ctx)
+	if err != nil && s.gate != s.pgate && ctx.Err() == nil {
+		// As read does: a replica that fails hands the check to the
+		// primary, within what is left of the timeout. (A replica that
+		// hangs has used it up: that stays a 503.)
+		v, err = s.pgate.read(ctx)
+	}
 	if err != nil {
 		return false, mapErr(err)
 	}

@@ -233,7 +233,7 @@ func testManyPredecessors(t *testing.T, ns func(*testing.T) resolver.Store) {
 		t.Fatalf("no predecessors: %s %q", none.Body, none.Header.Get("Link"))
 	}
 	f.Do("GET", "/api/v1/names/urn:example:nowhere/predecessors", "").Want(t, 404)
-	for _, q := range []string{"limit=0", "limit=1001", "limit=x", "after=-1", "after=x", "after=1&after=2"} {
+	for _, q := range []string{"limit=0", "limit=101", "limit=x", "after=-1", "after=x", "after=1&after=2"} {
 		r := f.Do("GET", "/api/v1/names/urn:example:hub/predecessors?"+q, "").Want(t, 400)
 		if name, _, _ := strings.Cut(q, "="); !strings.Contains(r.Body, `"`+name+`"`) {
 			t.Errorf("?%s: the problem does not name %s: %s", q, name, r.Body)
