@@ -331,13 +331,30 @@ func (s *Service) AddRule(ctx context.Context, p Principal, prefix, target strin
 }
 
 // NewRule checks a delegation rule as AddRule does, without storing it:
-// its prefix in canonical form (CanonicalPrefix) and its target, the other
-// resolver's base URL over http or https, without query or fragment. The
-// rule has no ID. A dry run of a rule change uses it.
+// its prefix in canonical form (CanonicalPrefix) and its target (see
+// CheckRuleTarget). The rule has no ID. A dry run of a rule change uses it.
 func NewRule(prefix, target string) (Rule, error) {
 	c, err := CanonicalPrefix(prefix)
 	if err != nil {
 		return Rule{}, err
+	}
+	if err := CheckRuleTarget(target); err != nil {
+		return Rule{}, err
+	}
+	return Rule{Prefix: c, Target: target}, nil
+}
+
+// CheckRuleTarget checks the target of a delegation rule, the other
+// resolver's base URL: an absolute http or https URL of at most
+// MaxURLBytes bytes (a location's bound: the redirect is one) with a host,
+// a port, if any, of 1 to 65535, and no userinfo, query or fragment.
+// Errors are KindInvalid about field "target", at the byte offset of the
+// fault. The redirect builder (resolver/federate) checks stored targets
+// with it again, so that a rule stored before one of these checks never
+// sends a client where NewRule would not.
+func CheckRuleTarget(target string) error {
+	if len(target) > MaxURLBytes {
+		return invalid("target", MaxURLBytes, "a resolver's base URL has at most %d bytes", MaxURLBytes)
 	}
 	t, err := uri.Parse(target)
 	if err != nil {
@@ -348,21 +365,42 @@ func NewRule(prefix, target string) (Rule, error) {
 		if errors.As(err, &ue) {
 			off, reason = ue.Offset, ue.Reason
 		}
-		return Rule{}, invalid("target", off, "not an absolute URI (the resolver's base URL, such as https://resolver.example/): %s", reason)
+		return invalid("target", off, "not an absolute URI (the resolver's base URL, such as https://resolver.example/): %s", reason)
 	}
 	if sch := strings.ToLower(t.Scheme()); sch != "http" && sch != "https" {
-		return Rule{}, invalid("target", 0, "a resolver is reached over http or https")
+		return invalid("target", 0, "a resolver is reached over http or https")
+	}
+	// After "scheme:" comes "//" and the authority, when there is one.
+	auth := len(t.Scheme()) + 1
+	if !t.HasAuthority() {
+		return invalid("target", auth, "a resolver's base URL has a host (http://host/…, RFC 9110 §4.2.1)")
+	}
+	auth += 2
+	host := auth
+	if t.HasUserinfo() {
+		// "https://trusted.example@evil.example/" goes to evil.example:
+		// the userinfo only dresses it up (RFC 3986 §7.6), and RFC 9110
+		// §4.2.4 has http(s) URLs without it.
+		return invalid("target", auth, "a resolver's base URL has no userinfo (user@ before the host)")
+	}
+	if t.Host() == "" {
+		return invalid("target", host, "a resolver's base URL has a host (http://host/…, RFC 9110 §4.2.1)")
+	}
+	if p := t.Port(); p != "" {
+		if n, ok := t.PortNumber(); !ok || n == 0 {
+			return invalid("target", auth+len(t.Authority())-len(p), "a port is 1 to 65535, not %s", p)
+		}
 	}
 	if t.HasQuery() {
-		return Rule{}, invalid("target", -1, "a resolver's base URL has no query")
+		return invalid("target", strings.IndexByte(target, '?'), "a resolver's base URL has no query")
 	}
 	if t.HasFragment() {
 		// The redirect is built from the base (RFC 2169 §2's
 		// /uri-res/<service>?<urn> goes after it), which a fragment
 		// would end: it could not be kept.
-		return Rule{}, invalid("target", strings.IndexByte(target, '#'), "a resolver's base URL has no fragment")
+		return invalid("target", strings.IndexByte(target, '#'), "a resolver's base URL has no fragment")
 	}
-	return Rule{Prefix: c, Target: target}, nil
+	return nil
 }
 
 // RemoveRule deletes a delegation rule. Admin only.

@@ -65,6 +65,12 @@ type VerifyReport struct {
 	// past a bound. OldMetadataExample names the first found, and why.
 	OldMetadata        int64
 	OldMetadataExample string
+	// OldRules counts the delegation rules whose target a write refuses
+	// today (CheckRuleTarget): stored before that check. A name under
+	// such a rule is answered 502 delegation-failed, never redirected
+	// there. OldRuleExample names the first found, and why.
+	OldRules       int64
+	OldRuleExample string
 }
 
 // Verify runs VerifyAll and returns how many history entries it checked;
@@ -150,6 +156,7 @@ func (s *Service) VerifyAll(ctx context.Context, progress func(VerifyReport)) (V
 	}
 	counts, err := replay.compare(access)
 	rep.Authorities, rep.Tokens, rep.Rules, rep.UnpinnedTokens = counts.authorities, counts.tokens, counts.rules, counts.unpinned
+	rep.OldRules, rep.OldRuleExample = counts.oldRules, counts.oldRuleExample
 	rep.AdminToken, rep.UnpinnedAdminToken = counts.admin, counts.unpinnedAdmin
 	rep.LocationKeyVersion = counts.locationVersion
 	if err != nil {

@@ -177,6 +177,8 @@ type accessCounts struct {
 	admin                      bool  // the admin token's hash was compared with the history's
 	unpinnedAdmin              bool  // an admin token's hash is stored, but no entry recorded it
 	locationVersion            int   // the location keys' version, as stored and as the history has it
+	oldRules                   int64 // rules whose target a write refuses today (CheckRuleTarget)
+	oldRuleExample             string
 }
 
 // compare checks the stored authorities, tokens and rules against the
@@ -281,6 +283,13 @@ func (r *accessReplay) compare(st AccessState) (accessCounts, error) {
 				"lookups of names under %s go elsewhere", ru.Target, w.Target, want.seq, w.Prefix)
 		case !ru.Created.Equal(w.Created):
 			return n, fail(want.seq, "created is %s in the rules table but %s in history entry %d", at(ru.Created), at(w.Created), want.seq)
+		}
+		if err := CheckRuleTarget(ru.Target); err != nil {
+			// Stored before a check of CheckRuleTarget: not a fault of
+			// the store, but a rule the server cannot follow.
+			if n.oldRules++; n.oldRuleExample == "" {
+				n.oldRuleExample = fmt.Sprintf("rule %d, %s → %s: %v", ru.ID, ru.Prefix, ru.Target, err)
+			}
 		}
 		n.rules++
 	}

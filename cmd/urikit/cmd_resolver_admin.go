@@ -291,10 +291,17 @@ func runRules(args []string, s *stdio) int {
 			}
 			tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tPREFIX\tTARGET\tCREATED")
+			var old []string
 			for _, r := range rs {
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", r.ID, r.Prefix, r.Target, r.Created.UTC().Format(time.RFC3339))
+				if err := resolver.CheckRuleTarget(r.Target); err != nil {
+					old = append(old, fmt.Sprintf("note: rule %d's target is refused today (%s): names under %s are answered 502 delegation-failed; remove the rule and add it again with a good target", r.ID, err, r.Prefix))
+				}
 			}
 			tw.Flush()
+			for _, n := range old {
+				fmt.Fprintln(s.out, n)
+			}
 		case "remove":
 			if err := d.RemoveRule(ctx, id); err != nil {
 				return fail(s, cmd, t, err)
@@ -325,7 +332,7 @@ func rulesTest(ctx context.Context, s *stdio, t *target, d directory, name, serv
 	if err != nil {
 		return failName(s, cmd, t, name, err)
 	}
-	ref, ok, err := federate.ByRules(rules, u, service, hops+1)
+	ref, ok, err := federate.ByRules(rules, u, service, min(hops+1, federate.MaxHops)) // past the limit: only named in the 508
 	if err != nil {
 		return fail(s, cmd, t, err)
 	}
@@ -675,6 +682,11 @@ func runVerify(args []string, s *stdio) int {
 		fmt.Fprintf(s.out, "note: %s metadata that a write refuses today, stored before that rule (the first: %s): "+
 			"they resolve as stored, but an import of an export refuses them; register them again with the metadata corrected\n",
 			plural(int(rep.OldMetadata), "record holds", "records hold"), rep.OldMetadataExample)
+	}
+	if rep.OldRules > 0 {
+		fmt.Fprintf(s.out, "note: %s a target that a rule change refuses today, stored before that check (the first: %s): "+
+			"names under it are answered 502 delegation-failed, never redirected there; remove the rule and add it again with a good target\n",
+			plural(int(rep.OldRules), "delegation rule has", "delegation rules have"), rep.OldRuleExample)
 	}
 	if rep.LocationMigration != 0 {
 		fmt.Fprintf(s.out, "note: a migration of the location index's keys (history entry %d is of it) was under way, or was interrupted: "+

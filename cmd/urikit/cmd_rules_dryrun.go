@@ -215,7 +215,7 @@ func destination(ctx context.Context, d directory, rules []resolver.Rule, name, 
 	if err != nil {
 		return "", err
 	}
-	ref, ok, err := federate.ByRules(rules, u, service, hops+1)
+	ref, ok, err := federate.ByRules(rules, u, service, min(hops+1, federate.MaxHops)) // past the limit: only named in the 508
 	if err != nil {
 		return "", err
 	}

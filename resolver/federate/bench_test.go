@@ -51,7 +51,7 @@ func BenchmarkSubstApply(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, ok := x.Apply("urn:cid:199606121851.1@bar.example.com"); !ok {
+		if _, ok, _ := x.Apply("urn:cid:199606121851.1@bar.example.com"); !ok {
 			b.Fatal()
 		}
 	}

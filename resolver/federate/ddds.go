@@ -155,8 +155,8 @@ func choose(rules []rule, aus string, want svc) (*rule, string, string) {
 			why = append(why, fmt.Sprintf("ORDER %d PREF %d ignored: %v", r.rr.Order, r.rr.Preference, r.err))
 			continue
 		}
-		out, ok := r.apply(aus)
-		if !ok {
+		out, ok, err := r.apply(aus)
+		if !ok && err == nil {
 			continue // step 3: a rule that does not match is skipped
 		}
 		if pinned && r.rr.Order != order {
@@ -175,6 +175,10 @@ func choose(rules []rule, aus string, want svc) (*rule, string, string) {
 		// terminal rule, what the application expects) before using it;
 		// a rule rejected here is passed over like one whose services do
 		// not fit (§3.3 step 3 continues where it left off).
+		if err != nil {
+			why = append(why, fmt.Sprintf("ORDER %d PREF %d: %v", r.rr.Order, r.rr.Preference, err))
+			continue
+		}
 		if msg := checkOutput(r.kind, out); msg != "" {
 			why = append(why, fmt.Sprintf("ORDER %d PREF %d: output %q %s", r.rr.Order, r.rr.Preference, out, msg))
 			continue
@@ -199,6 +203,17 @@ func checkOutput(kind byte, out string) string {
 			// The directory redirects web clients: no javascript:,
 			// data: or file: targets from a DNS record.
 			return "is not an http or https URL"
+		}
+		if u.HasUserinfo() {
+			// "http://trusted.example@evil.example/" goes to
+			// evil.example (RFC 3986 §7.6); RFC 9110 §4.2.4 has http(s)
+			// URLs without userinfo. Refused as a rule's target is.
+			return "has a userinfo (user@ before the host)"
+		}
+		if len(out) > resolver.MaxURLBytes {
+			// Apply bounds an expression's output; a replacement field
+			// is a domain name, shorter still. Kept for any other way in.
+			return fmt.Sprintf("is longer than %d bytes", resolver.MaxURLBytes)
 		}
 		return ""
 	default:

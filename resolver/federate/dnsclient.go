@@ -95,20 +95,43 @@ func (c *dnsClient) lookup(ctx context.Context, name string, qtype uint16) (*ans
 	c.mu.Unlock()
 	if !running {
 		// Take a slot, waiting no longer than the caller may. Giving up
-		// ends the call for everyone waiting on it, who will retry.
+		// ends the call for everyone waiting on it. When the caller's
+		// time ran out (not when it went away) that is remembered as a
+		// failed look-up is: every slot taken for a whole discovery's
+		// time means the server is not answering the look-ups in them,
+		// and the next caller would only wait as long again.
 		select {
 		case c.slots <- struct{}{}:
 			go c.run(k, cl)
 		case <-ctx.Done():
-			c.finish(k, cl, nil, &lookupError{key: k, server: c.addr, err: errBusy}, false)
+			c.finish(k, cl, nil, &lookupError{key: k, server: c.addr, err: errBusy}, errors.Is(ctx.Err(), context.DeadlineExceeded))
 		}
 	}
 	select {
 	case <-cl.done:
 		return cl.ans, cl.err
 	case <-ctx.Done():
-		return nil, &lookupError{key: k, server: c.addr, err: ctx.Err()}
+		return nil, c.expired(ctx, k)
 	}
+}
+
+// errNoAnswer reports that the server had not answered when the caller's
+// time was up (the look-up itself runs on, to its own deadline).
+var errNoAnswer = errors.New("no answer in time")
+
+// expired is the error of a caller whose context ended before the answer
+// came: errNoAnswer when its time ran out, which is the server not
+// answering in time, as a failed look-up is, and not an error of the
+// context's own (context.DeadlineExceeded would read as the caller's
+// deadline, not the DNS's; docs/federate.md: a DNS server that does not
+// answer is unavailable). A cancelled context (the client went away)
+// stays itself.
+func (c *dnsClient) expired(ctx context.Context, k qkey) error {
+	err := ctx.Err()
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = errNoAnswer
+	}
+	return &lookupError{key: k, server: c.addr, err: err}
 }
 
 // run does one look-up in a slot and hands the answer to every waiter.

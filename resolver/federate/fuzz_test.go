@@ -59,8 +59,8 @@ func FuzzParseSubst(f *testing.F) {
 		if err != nil || again.re.String() != x.re.String() || fmt.Sprint(again.repl) != fmt.Sprint(x.repl) {
 			t.Fatalf("%q: does not parse again the same: %v", expr, err)
 		}
-		if out, ok := x.Apply(in); ok != (out != "") {
-			t.Fatalf("%q on %q: %q %v", expr, in, out, ok)
+		if out, ok, err := x.Apply(in); ok != (out != "") || len(out) > MaxOutput || err != nil && ok {
+			t.Fatalf("%q on %q: %q %v %v", expr, in, out, ok, err)
 		}
 		if len(expr) <= 255 {
 			wireRoundTrip(t, expr)

@@ -229,13 +229,14 @@ func newRule(rr *dns.NAPTR) rule {
 
 // apply is RFC 3402 §3.3 step 3 for one rule: the output of its
 // substitution expression on the Application Unique String, or its
-// replacement field, which matches every string.
-func (r rule) apply(aus string) (string, bool) {
+// replacement field, which matches every string. err is set when the
+// expression matched but its output was refused unbuilt (ErrOutputTooLong).
+func (r rule) apply(aus string) (string, bool, error) {
 	if r.err != nil {
-		return "", false
+		return "", false, nil
 	}
 	if r.next != "" {
-		return r.next, true
+		return r.next, true, nil
 	}
 	return r.subst.Apply(aus)
 }

@@ -49,24 +49,19 @@ func redirectURL(base string, name urn.URN, s svc, hops int) (string, error) {
 	return string(appendWithHops(b, name, hops, false)), nil
 }
 
-// appendBase appends base, checked, without its fragment and with its
-// path ending in "/".
+// appendBase appends base, checked as a rule's target is
+// (resolver.CheckRuleTarget; a fragment is refused there and dropped
+// here), with its path ending in "/".
 func appendBase(b []byte, base string) ([]byte, error) {
 	u, err := uri.Parse(base)
-	if err != nil {
-		off := -1
-		if ue, ok := err.(*uri.Error); ok {
-			off = ue.Offset
-		}
-		return nil, &resolver.Error{Kind: resolver.KindInvalid, Field: "target", Offset: off, Message: "not a URI: " + err.Error()}
+	if err == nil && u.HasFragment() {
+		u = u.WithoutFragment()
+		base = u.String()
 	}
-	if sch := strings.ToLower(u.Scheme()); sch != "http" && sch != "https" || !u.HasAuthority() || u.Host() == "" {
-		return nil, &resolver.Error{Kind: resolver.KindInvalid, Field: "target", Offset: 0, Message: "a resolver is reached by an http or https URL with a host"}
+	if err := resolver.CheckRuleTarget(base); err != nil {
+		return nil, err
 	}
-	if u.HasQuery() {
-		return nil, &resolver.Error{Kind: resolver.KindInvalid, Field: "target", Offset: strings.IndexByte(base, '?'), Message: "a resolver's base URL has no query"}
-	}
-	b = append(b, u.WithoutFragment().String()...)
+	b = append(b, base...)
 	if !strings.HasSuffix(u.Path(), "/") {
 		b = append(b, '/')
 	}

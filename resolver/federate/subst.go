@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/urikit/urikit/resolver"
 )
 
 // Subst is a parsed DDDS substitution expression (RFC 3402 §3.2): a POSIX
@@ -213,21 +215,46 @@ func (x Subst) CaseInsensitive() bool { return x.fold }
 // Subexpressions returns the number of parenthesized subexpressions.
 func (x Subst) Subexpressions() int { return x.groups }
 
+// MaxOutput bounds what a substitution expression may produce: a "U"
+// rule's output is a redirect, and a location's URL has at most
+// resolver.MaxURLBytes bytes; keys and host names are far shorter. A
+// replacement that repeats a back-reference could otherwise build a
+// string many times the name's length.
+const MaxOutput = resolver.MaxURLBytes
+
+// ErrOutputTooLong is Apply's error for a result longer than MaxOutput.
+var ErrOutputTooLong = fmt.Errorf("the output would be longer than %d bytes", MaxOutput)
+
 // Apply applies the expression to s: when the ERE matches, the result is
 // the replacement with each back-reference replaced by the (possibly
 // empty) text its subexpression matched, or by nothing when the
 // subexpression took no part in the match. ok is false when the ERE does
 // not match or the result is empty: RFC 3402 §3.3 step 3 takes the first
-// rule that produces a non-empty string.
-func (x Subst) Apply(s string) (out string, ok bool) {
+// rule that produces a non-empty string. A result longer than MaxOutput
+// bytes is not built: the error is ErrOutputTooLong (ok false; the ERE
+// matched).
+func (x Subst) Apply(s string) (out string, ok bool, err error) {
 	if x.re == nil {
-		return "", false
+		return "", false, nil
 	}
 	m := x.re.FindStringSubmatchIndex(s)
 	if m == nil {
-		return "", false
+		return "", false, nil
+	}
+	// The length first, so that the string is built only when it fits.
+	n := 0
+	for _, p := range x.repl {
+		if p.ref == 0 {
+			n += len(p.lit)
+		} else if lo, hi := m[2*p.ref], m[2*p.ref+1]; lo >= 0 {
+			n += hi - lo
+		}
+		if n > MaxOutput {
+			return "", false, ErrOutputTooLong
+		}
 	}
 	var b strings.Builder
+	b.Grow(n)
 	for _, p := range x.repl {
 		if p.ref == 0 {
 			b.WriteString(p.lit)
@@ -237,7 +264,7 @@ func (x Subst) Apply(s string) (out string, ok bool) {
 			b.WriteString(s[lo:hi])
 		}
 	}
-	return b.String(), b.Len() > 0
+	return b.String(), b.Len() > 0, nil
 }
 
 // translateERE translates the POSIX ERE s[start:end] (IEEE Std 1003.1,

@@ -77,13 +77,40 @@ func TestSubstApply(t *testing.T) {
 			t.Errorf("%s: %v", c.expr, err)
 			continue
 		}
-		out, ok := x.Apply(c.in)
-		if out != c.out || ok != c.ok {
+		out, ok, err := x.Apply(c.in)
+		if out != c.out || ok != c.ok || err != nil {
 			t.Errorf("%s on %q: %q %v, want %q %v", c.expr, c.in, out, ok, c.out, c.ok)
 		}
 		if x.String() != c.expr {
 			t.Errorf("%s: String %q", c.expr, x.String())
 		}
+	}
+}
+
+// TestSubstApplyBound: an output longer than MaxOutput bytes is refused
+// (ErrOutputTooLong), not built; one of exactly MaxOutput is built.
+func TestSubstApplyBound(t *testing.T) {
+	x, err := ParseSubst(`!^(.*)$!http://x.example/` + strings.Repeat(`\1`, 110) + `!`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := strings.Repeat("n", 200)
+	if out, ok, err := x.Apply(in); ok || out != "" || !errors.Is(err, ErrOutputTooLong) {
+		t.Fatalf("110 × 200 bytes: %d bytes, %v, %v", len(out), ok, err)
+	}
+	if allocs := testing.AllocsPerRun(10, func() { x.Apply(in) }); allocs > 2 {
+		t.Errorf("%v allocations: the output was built", allocs)
+	}
+	y, err := ParseSubst(`!^(.*)$!\1!`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := strings.Repeat("a", MaxOutput)
+	if out, ok, err := y.Apply(full); !ok || out != full || err != nil {
+		t.Fatalf("exactly %d bytes: %d bytes, %v, %v", MaxOutput, len(out), ok, err)
+	}
+	if _, ok, err := y.Apply(full + "a"); ok || !errors.Is(err, ErrOutputTooLong) {
+		t.Fatalf("%d bytes: %v, %v", MaxOutput+1, ok, err)
 	}
 }
 
@@ -208,7 +235,7 @@ func TestEscapingThroughTheWire(t *testing.T) {
 	if got := r.subst.String(); got != `!^urn:cid:.+@([^\.]+\.)(.*)$!\2!i` {
 		t.Fatalf("applied as %q", got)
 	}
-	if out, ok := r.apply("urn:cid:199606121851.1@bar.example.com"); !ok || out != "example.com" {
+	if out, ok, err := r.apply("urn:cid:199606121851.1@bar.example.com"); !ok || err != nil || out != "example.com" {
 		t.Fatalf("%q %v", out, ok)
 	}
 }

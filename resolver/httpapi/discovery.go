@@ -78,7 +78,7 @@ func (h *handler) discovery(c *apiCall) (answer, error) {
 		return answer{status: http.StatusOK, body: a}, nil
 	}
 	a.Enabled = true
-	ref, found, err := dd.Discoverer().Discover(c.ctx(), name, service, hops+1)
+	ref, found, err := dd.Discoverer().Discover(c.ctx(), name, service, min(hops+1, federate.MaxHops)) // past the limit: only named in the 508
 	switch {
 	case resolver.KindOf(err) == resolver.KindNotFound:
 		// The chain broke: the resolution request's 404, and where.

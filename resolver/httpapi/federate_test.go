@@ -269,18 +269,25 @@ func TestDiscoveryEndpoint(t *testing.T) {
 	zone := map[string]string{
 		"nbn.urn.arpa.":  `nbn.urn.arpa. 300 IN NAPTR 100 10 "U" "THTTP+I2L" "!^(urn:nbn:[^?#]*).*$!https://ddds.example/resolve?\\1!" .`,
 		"isbn.urn.arpa.": `isbn.urn.arpa. 300 IN NAPTR 100 10 "" "" "!.*!next.example.!" .`,
+		"aa.urn.arpa.":   `aa.urn.arpa. 300 IN NAPTR 100 10 "A" "THTTP+I2L" "" host.example.`,
+		"host.example.":  `host.example. 300 IN A 127.0.0.1`,
 	}
 	ds := &dns.Server{PacketConn: pc, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, q *dns.Msg) {
 		m := new(dns.Msg)
 		m.SetReply(q)
-		if text, ok := zone[strings.ToLower(q.Question[0].Name)]; ok && q.Question[0].Qtype == dns.TypeNAPTR {
-			rr, err := dns.NewRR(text)
-			if err != nil {
+		text, ok := zone[strings.ToLower(q.Question[0].Name)]
+		var rr dns.RR
+		if ok {
+			var err error
+			if rr, err = dns.NewRR(text); err != nil {
 				panic(err)
 			}
-			m.Answer = append(m.Answer, rr)
-		} else {
+		}
+		switch {
+		case !ok:
 			m.Rcode = dns.RcodeNameError
+		case rr.Header().Rrtype == q.Question[0].Qtype:
+			m.Answer = append(m.Answer, rr)
 		}
 		w.WriteMsg(m)
 	})}
@@ -331,10 +338,20 @@ func TestDiscoveryEndpoint(t *testing.T) {
 	if code, v = ask(srv, "admin", "urn="+url.QueryEscape("urn:nbn:fi:abc-1?+hops=8")); code != 200 || v["status"] != 508.0 || !strings.Contains(v["why"].(string), "handed on 8 times") {
 		t.Errorf("past the hop limit: %d %v", code, v)
 	}
+	// The largest count a URN carries is past the limit too, not invalid,
+	// where the redirect carries it (flag A) as where it does not (U).
+	for _, name := range []string{"urn:nbn:fi:abc-1?+hops=999999999", "urn:aa:1?+hops=999999999"} {
+		if code, v = ask(srv, "admin", "urn="+url.QueryEscape(name)); code != 200 || v["status"] != 508.0 {
+			t.Errorf("%s: %d %v", name, code, v)
+		}
+	}
+	if code, v = ask(srv, "admin", "urn=urn:aa:1"); code != 200 || v["status"] != 303.0 || v["url"] != "http://host.example/uri-res/N2L?urn:aa:1?+hops=1" {
+		t.Errorf("flag A: %d %v", code, v)
+	}
 	if code, v = ask(srv, maint, "urn=urn:nbn:fi:abc-1"); code != 403 {
 		t.Errorf("a maintainer: %d %v", code, v)
 	}
-	for _, q := range []string{"", "urn=nope", "urn=urn:nbn:fi:1&service=L2C", "urn=urn:a:1&urn=urn:a:2"} {
+	for _, q := range []string{"", "urn=nope", "urn=urn:nbn:fi:1&service=L2C", "urn=urn:aa:1&urn=urn:a:2"} {
 		if code, v = ask(srv, "admin", q); code != 400 {
 			t.Errorf("%q: %d %v", q, code, v)
 		}

@@ -28,6 +28,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/federate"
 )
 
 // Options configure the handler. The zero value is usable.
@@ -41,7 +42,8 @@ type Options struct {
 	// MaxHops is how many times a request may have been delegated from
 	// resolver to resolver (the hops directive of its r-component) before
 	// this resolver refuses to delegate it again and answers 508 Loop
-	// Detected (RFC 5842 §7.2). 0 means 8.
+	// Detected (RFC 5842 §7.2). 0 means 8; more than federate.MaxHops,
+	// the largest count a URN carries, means federate.MaxHops.
 	MaxHops int
 	// Delegator, when set, is asked where to send a request for a name
 	// that has no record here (resolver/federate implements it).
@@ -109,6 +111,7 @@ func New(svc *resolver.Service, opts Options) http.Handler {
 	if opts.MaxHops <= 0 {
 		opts.MaxHops = DefaultMaxHops
 	}
+	opts.MaxHops = min(opts.MaxHops, federate.MaxHops)
 	if opts.ReadyTimeout <= 0 {
 		opts.ReadyTimeout = DefaultReadyTimeout
 	}

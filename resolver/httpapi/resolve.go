@@ -437,8 +437,18 @@ func (h *handler) delegate(rw *respWriter, r *http.Request, nr nameRequest, notF
 		h.fail(rw, r, notFound)
 		return
 	}
-	ref, ok, err := h.opts.Delegator.Refer(r.Context(), nr.req.URN, nr.service, nr.hops+1)
+	// The count the next resolver sees; past federate.MaxHops it cannot
+	// be written, but then it is past the limit too (MaxHops is at most
+	// federate.MaxHops) and the referral only names, in the 508, where
+	// the request would have gone.
+	next := min(nr.hops+1, federate.MaxHops)
+	ref, ok, err := h.opts.Delegator.Refer(r.Context(), referredName(nr), nr.service, next)
 	switch {
+	case err != nil && errors.Is(err, resolver.ErrDiscoveryUnavailable):
+		// The DNS server failed or did not answer in time, however the
+		// time ran out: 503, as docs/federate.md says (Retry-After).
+		h.fail(rw, r, err)
+		return
 	case err != nil && errors.Is(err, context.DeadlineExceeded):
 		h.log.LogAttrs(r.Context(), slog.LevelWarn, "delegation timed out", slog.String("name", nr.req.URN.String()), slog.String("error", err.Error()))
 		h.writeProblem(rw, r, newProblem(http.StatusGatewayTimeout, ptDelegation, "finding the resolver for this name took too long"))
@@ -467,6 +477,36 @@ func (h *handler) delegate(rw *respWriter, r *http.Request, nr nameRequest, notF
 	// The other resolver answers the request: 303 See Other, as RFC 2169
 	// §3.1 answers a resolved name (302 for HTTP/1.0).
 	h.redirect(rw, r, ref.URL, http.StatusSeeOther)
+}
+
+// referredName is the name a delegation hands on: as the client wrote
+// it, with an as-of given in the draft's query form ("/<urn>?as-of=…",
+// seed 003 §2.3), which the URN itself does not carry, moved into its
+// RFC 8141 r-component ("?+as-of=…", the form the rules' redirect keeps,
+// RFC 8141 §2.3.1), so that the next resolver answers as of the same
+// time and not with the name's current state. The value goes as the
+// client wrote it: parseAsOf took it, and so will another urikit.
+func referredName(nr nameRequest) urn.URN {
+	u := nr.req.URN
+	v, ok := nr.req.Directives.Get("as-of")
+	if !nr.req.Draft || !ok {
+		return u
+	}
+	b := []byte(u.AssignedName())
+	b = append(b, "?+"...)
+	if rc, has := u.RComponent(); has {
+		b = append(append(b, rc...), '&')
+	}
+	b = append(append(b, "as-of="...), v...)
+	if q, has := u.QComponent(); has {
+		b = append(append(b, "?="...), q...)
+	}
+	if with, err := urn.Parse(string(b)); err == nil {
+		return with
+	}
+	// Not reached: the value is a directive's (pchar, "/", "?"), which an
+	// r-component takes. Should it ever fail, the name goes as it came.
+	return u
 }
 
 // redirect answers with a redirect to loc with the record's status. RFC
