@@ -24,6 +24,7 @@ func init() {
 	register(command{name: "rules", summary: "delegation rules: names under a prefix go to another resolver (admin)", run: runRules})
 	register(command{name: "duplicates", summary: "list the locations that several names of a resolver share", run: runDuplicates})
 	register(command{name: "migrate", summary: "bring a resolver store's schema and name keys up to date", run: runMigrate})
+	register(command{name: "admin-token", summary: "rotate the admin token: a new one, printed once; the old one is admin no more", run: runAdminToken})
 	register(command{name: "verify", summary: "check a resolver's hash-chained history, and its records and keys against it", run: runVerify})
 }
 
@@ -501,6 +502,56 @@ server does not offer this over its API.`, s)
 		}
 	}
 	return t, -1
+}
+
+const adminTokenUsage = `usage: urikit admin-token rotate [--data DIR | --db DSN]
+
+subcommands:
+  rotate   generate a new admin token, store its hash in place of the old
+           one's (with an admin.token history entry) and print it, once
+`
+
+func runAdminToken(args []string, s *stdio) int {
+	if len(args) == 0 {
+		fmt.Fprint(s.err, adminTokenUsage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "--help", "-help", "help":
+		fmt.Fprint(s.out, adminTokenUsage)
+		return exitOK
+	case "rotate":
+	default:
+		return unknownCommand(s, "admin-token", args[0], []string{"rotate"})
+	}
+	const cmd = "admin-token rotate"
+	t, st := localOnly(s, cmd, args[1:],
+		"Generates a new admin token, stores its hash in place of the old one's\n"+
+			"(an admin.token history entry records the change, so urikit verify\n"+
+			"holds the store to it) and prints it, once. The old token, generated or\n"+
+			"once set by URIKIT_ADMIN_TOKEN, is admin no more, at once, for every\n"+
+			"server on the store: they read the hash at each admin request. A server\n"+
+			"started with URIKIT_ADMIN_TOKEN takes that token instead: change or unset\n"+
+			"the variable too, and restart it. Safe while servers run.")
+	if st >= 0 {
+		return st
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	store, err := openStore(ctx, storeConfig{data: t.data, db: t.db, mustExist: true, direct: true, notice: s.err, cmd: cmd})
+	if err != nil {
+		return fail(s, cmd, t, err)
+	}
+	defer store.Close()
+	tok, err := resolver.New(store, resolver.Options{CacheSize: -1}).RotateAdminToken(ctx)
+	if err != nil {
+		return fail(s, cmd, t, err)
+	}
+	printSecret(s, "the new admin token", tok)
+	if os.Getenv(envAdminToken) != "" {
+		fmt.Fprintf(s.err, "urikit %s: %s is set here: a server started with it takes that token, not this one\n", cmd, envAdminToken)
+	}
+	return exitOK
 }
 
 func runMigrate(args []string, s *stdio) int {

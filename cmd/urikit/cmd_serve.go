@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/federate"
@@ -143,6 +144,14 @@ func runServe(args []string, s *stdio) int {
 			return usageErr(s, "serve", "--dns: %v", err)
 		}
 	}
+	if tok := os.Getenv(envAdminToken); tok != "" {
+		// Refused before anything is opened: a guessable admin token is
+		// worse than none (exit 1, as for a server that cannot start).
+		if err := resolver.CheckAdminToken(tok); err != nil {
+			fmt.Fprintf(s.err, "urikit serve: %s %v\n", envAdminToken, err)
+			return exitInvalid
+		}
+	}
 	logger, err := newLogger(s, c.logFormat, c.logLevel)
 	if err != nil {
 		return usageErr(s, "serve", "%v", err)
@@ -152,6 +161,16 @@ func runServe(args []string, s *stdio) int {
 		return exitInvalid
 	}
 	return exitOK
+}
+
+// metricsRegistry is the registry /metrics serves: the handler's own
+// collectors, and the Go runtime's and the process's (go_*, process_*:
+// memory, goroutines, GC, CPU, open files), which an operator expects of
+// any Go server. A registry of its own, never the global one.
+func metricsRegistry() *prometheus.Registry {
+	r := prometheus.NewRegistry()
+	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return r
 }
 
 func newLogger(s *stdio, format, level string) (*slog.Logger, error) {
@@ -261,7 +280,7 @@ func serve(s *stdio, c serveConfig, logger *slog.Logger) error {
 	opts := httpapi.Options{
 		Delegator:  deleg,
 		Logger:     logger,
-		Metrics:    prometheus.NewRegistry(),
+		Metrics:    metricsRegistry(),
 		Pages:      web.New(svc, web.Options{Logger: logger}),
 		PrivateLog: c.historyAccess == "admin",
 	}

@@ -2,10 +2,14 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -67,6 +71,63 @@ func TestServeAdminToken(t *testing.T) {
 		t.Fatalf("URIKIT_DATA not used:\n%s", fresh.Out)
 	}
 	cli(t, exitOK, "authority", "list", "--server", fresh.URL, "--token", "urikit_from-the-environment")
+}
+
+// TestServeAdminTokenRotation: URIKIT_ADMIN_TOKEN set to a new token
+// replaces the generated one for good (a restart without the variable
+// does not bring the old one back), admin-token rotate beside a running
+// server revokes the token at once, the store verifies after both, and a
+// short URIKIT_ADMIN_TOKEN is refused at start.
+func TestServeAdminTokenRotation(t *testing.T) {
+	hermetic(t)
+	data := filepath.Join(t.TempDir(), "data")
+	srv := startServer(t, data)
+	first := srv.Token
+	if first == "" {
+		t.Fatalf("no token printed:\n%s", srv.Out)
+	}
+	srv.Stop(t)
+
+	const second = "urikit_the-operators-new-token"
+	withEnv := startServer(t, data, envAdminToken+"="+second)
+	cli(t, exitOK, "authority", "list", "--server", withEnv.URL, "--token", second)
+	cli(t, exitInvalid, "authority", "list", "--server", withEnv.URL, "--token", first)
+	withEnv.Stop(t)
+
+	// Restarted without the variable: the generated token stays revoked.
+	plain := startServer(t, data)
+	if plain.Token != "" {
+		t.Fatalf("a token was generated again:\n%s", plain.Out)
+	}
+	if _, errs := cli(t, exitInvalid, "authority", "list", "--server", plain.URL, "--token", first); !strings.Contains(errs, "unknown token") {
+		t.Fatalf("the old generated token after a restart without the variable: %s", errs)
+	}
+	cli(t, exitOK, "authority", "list", "--server", plain.URL, "--token", second)
+
+	// Rotated beside the running server: at once, no restart.
+	out, _ := cli(t, exitOK, "admin-token", "rotate", "--data", data)
+	third := tokenIn(t, out)
+	if !strings.Contains(out, "shown once") || third == first || third == second {
+		t.Fatalf("admin-token rotate printed:\n%s", out)
+	}
+	cli(t, exitInvalid, "authority", "list", "--server", plain.URL, "--token", second)
+	cli(t, exitOK, "authority", "list", "--server", plain.URL, "--token", third)
+	plain.Stop(t)
+	if out, _ := cli(t, exitOK, "verify", "--data", data); !strings.Contains(out, "admin token") {
+		t.Fatalf("verify after the rotations:\n%s", out)
+	}
+
+	// A one-character token is refused before anything starts.
+	// (Killed after a while should it start after all.)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "serve", "--addr", "127.0.0.1:0", "--data", data)
+	cmd.Env = append(childEnv(), envAdminToken+"=a")
+	b, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInvalid || !strings.Contains(string(b), "URIKIT_ADMIN_TOKEN is 1 bytes long; it must be at least 16") {
+		t.Fatalf("serve with a one-character admin token: %v\n%s", err, b)
+	}
 }
 
 // TestServeEndToEnd: a fresh server answers as the issue's quick start
@@ -150,6 +211,11 @@ func TestServeEndToEnd(t *testing.T) {
 		t.Fatalf("duplicates --withdrawn: %q", o)
 	}
 
+	// The Go runtime's and the process's series beside the handler's.
+	if code, _, body := get(t, srv.URL+"/metrics"); code != 200 || !strings.Contains(body, "\ngo_goroutines ") ||
+		!strings.Contains(body, "\nprocess_resident_memory_bytes ") {
+		t.Errorf("/metrics: %d, no go_goroutines or process_resident_memory_bytes:\n%.2000s", code, body)
+	}
 	for path, want := range map[string]string{"/healthz": "ok", "/readyz": "ready", "/metrics": "urikit_http_requests_total",
 		"/api/v1/openapi.json": `"/api/v1/duplicates"`, "/": "<form", "/names/urn:example:x": "urn:example:x"} {
 		code, _, body := get(t, srv.URL+path)
