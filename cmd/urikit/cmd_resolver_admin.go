@@ -56,14 +56,17 @@ const authorityAbout = `subcommands:
                               (a NID, urn:nbn:, or a NID and the start of an NSS,
                               urn:nbn:de:101-); prints its first token, once
   list                        every authority, its ID and prefixes
+  show ID                     one authority: its prefixes and its tokens (ID,
+                              label, created, revoked), the TOKEN-ID that
+                              token revoke takes; never a token's secret
   token add ID [LABEL]        a new maintainer token for authority ID, printed once
   token revoke ID TOKEN-ID    revoke one of its tokens (never the last valid one)
   transfer ID NEWNAME         hand the authority to a new owner: every token is
                               revoked and a first token for the new owner printed;
                               names, prefixes and history stay
 
-Only the admin token manages authorities (a maintainer may add and revoke
-its own authority's tokens).`
+Only the admin token manages authorities (a maintainer may show its own
+authority, and add and revoke its tokens).`
 
 const authorityUsage = "usage: urikit authority SUBCOMMAND [options] ARG...\n\n" + authorityAbout + `
 Options: --server URL --token TOKEN, or --data DIR, or --db DSN (see
@@ -93,14 +96,15 @@ func runAuthority(args []string, s *stdio) int {
 		}
 		sub = "token " + args[1]
 		args = args[1:]
-	case "add", "list", "transfer":
+	case "add", "list", "show", "transfer":
 	default:
-		return unknownCommand(s, "authority", sub, []string{"add", "list", "token", "transfer"})
+		return unknownCommand(s, "authority", sub, []string{"add", "list", "show", "token", "transfer"})
 	}
 	cmd := "authority " + sub
 	synopsis := map[string]string{
 		"add":          "authority add NAME PREFIX...",
 		"list":         "authority list",
+		"show":         "authority show ID",
 		"token add":    "authority token add ID [LABEL]",
 		"token revoke": "authority token revoke ID TOKEN-ID",
 		"transfer":     "authority transfer ID NEWNAME",
@@ -111,7 +115,7 @@ func runAuthority(args []string, s *stdio) int {
 	if st >= 0 {
 		return st
 	}
-	arity := map[string][2]int{"add": {2, -1}, "list": {0, 0}, "token add": {1, 2}, "token revoke": {2, 2}, "transfer": {2, 2}}[sub]
+	arity := map[string][2]int{"add": {2, -1}, "list": {0, 0}, "show": {1, 1}, "token add": {1, 2}, "token revoke": {2, 2}, "transfer": {2, 2}}[sub]
 	if len(pos) < arity[0] || arity[1] >= 0 && len(pos) > arity[1] {
 		return usageErr(s, cmd, "usage: urikit %s", synopsis)
 	}
@@ -130,7 +134,7 @@ func runAuthority(args []string, s *stdio) int {
 			}
 		}
 	}
-	return withDir(s, cmd, t, sub != "list", func(ctx context.Context, d directory) int {
+	return withDir(s, cmd, t, sub != "list" && sub != "show", func(ctx context.Context, d directory) int {
 		switch sub {
 		case "add":
 			a, tok, err := d.CreateAuthority(ctx, pos[0], pos[1:])
@@ -154,6 +158,12 @@ func runAuthority(args []string, s *stdio) int {
 				fmt.Fprintf(tw, "%d\t%s\t%s\n", a.ID, a.Name, strings.Join(a.Prefixes, " "))
 			}
 			tw.Flush()
+		case "show":
+			a, toks, err := d.Authority(ctx, id)
+			if err != nil {
+				return fail(s, cmd, t, err)
+			}
+			printAuthority(s, a, toks)
 		case "token add":
 			label := ""
 			if len(pos) > 1 {
@@ -180,6 +190,28 @@ func runAuthority(args []string, s *stdio) int {
 		}
 		return exitOK
 	})
+}
+
+// printAuthority shows an authority and its tokens, the valid ones and
+// the revoked, in the order they were made.
+func printAuthority(s *stdio, a resolver.Authority, toks []resolver.Token) {
+	at := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+	fmt.Fprintf(s.out, "authority %d (%s)\nprefixes: %s\ncreated: %s\n", a.ID, a.Name, strings.Join(a.Prefixes, " "), at(a.Created))
+	fmt.Fprintln(s.out, "tokens:")
+	tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  TOKEN-ID\tLABEL\tCREATED\tREVOKED")
+	for _, t := range toks {
+		revoked := "-"
+		if !t.Active() {
+			revoked = at(t.Revoked)
+		}
+		label := t.Label
+		if label == "" {
+			label = "-"
+		}
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", t.ID, label, at(t.Created), revoked)
+	}
+	tw.Flush()
 }
 
 // printSecret shows a token that cannot be read back.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -154,6 +155,13 @@ func TestServeEndToEnd(t *testing.T) {
 	o, _ := cli(t, exitOK, "authority", "add", "Example", "urn:example:")
 	mtok := tokenIn(t, o)
 	t.Setenv(envToken, mtok)
+	// A maintainer finds its tokens' IDs (for token revoke) through the
+	// server, as the admin does.
+	for _, tok := range []string{srv.Token, mtok} {
+		if o, _ := cli(t, exitOK, "authority", "show", "1", "--token", tok); !regexp.MustCompile(`(?m)^  1 +Example +\S+Z +-$`).MatchString(o) {
+			t.Fatalf("authority show through the server: %q", o)
+		}
+	}
 	cli(t, exitOK, "register", "urn:example:foo", "https://example.org/foo", "https://mirror.example/foo", "--type", "text/html")
 	// An error about one input names it and its offset once, as on a
 	// data directory.
