@@ -289,7 +289,7 @@ func TestResolverUsage(t *testing.T) {
 	for _, args := range [][]string{{"serve"}, {"register"}, {"withdraw"}, {"lookup"}, {"export"}, {"import"},
 		{"duplicates"}, {"migrate"}, {"verify"}, {"authority"}, {"authority", "add"}, {"authority", "list"},
 		{"authority", "token", "add"}, {"authority", "token", "revoke"}, {"authority", "transfer"},
-		{"authority", "show"}, {"admin-token"}, {"admin-token", "rotate"},
+		{"authority", "show"}, {"admin-token"}, {"admin-token", "rotate"}, {"backup"},
 		{"rules"}, {"rules", "add"}, {"rules", "list"}, {"rules", "remove"}, {"rules", "test"}} {
 		out, _ := cli(t, exitOK, append(args, "--help")...)
 		if !strings.Contains(out, "usage: urikit "+args[0]) {

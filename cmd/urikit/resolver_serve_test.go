@@ -131,6 +131,55 @@ func TestServeAdminTokenRotation(t *testing.T) {
 	}
 }
 
+// TestBackupWhileServing: urikit backup copies the data directory of a
+// running server, writes under way, into a new directory that verifies
+// and has the history head the original had; an existing OUT is refused.
+func TestBackupWhileServing(t *testing.T) {
+	hermetic(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	srv := startServer(t, data)
+	o, _ := cli(t, exitOK, "authority", "add", "Example", "urn:example:", "--server", srv.URL, "--token", srv.Token)
+	mtok := tokenIn(t, o)
+	for i := range 5 {
+		cli(t, exitOK, "register", fmt.Sprintf("urn:example:b%d", i), "https://example.org/", "--server", srv.URL, "--token", mtok)
+	}
+	// Writes go on while the copy is made: the copy is of one moment.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 20 {
+			runCLI("", "register", fmt.Sprintf("urn:example:w%d", i), "https://example.org/", "--server", srv.URL, "--token", mtok)
+		}
+	}()
+	out := filepath.Join(dir, "copy")
+	o, _ = cli(t, exitOK, "backup", "--data", data, out)
+	<-done
+	m := regexp.MustCompile(`history head (\d+) ([0-9a-f]{64})\n$`).FindStringSubmatch(o)
+	if m == nil {
+		t.Fatalf("backup printed %q", o)
+	}
+	if v, _ := cli(t, exitOK, "verify", "--data", out); !strings.Contains(v, "history verified: "+m[1]+" entries, the last "+m[1]+" with hash "+m[2]) {
+		t.Fatalf("verify of the copy:\n%s", v)
+	}
+	// The original's history has the copy's head at the same place.
+	log, err := openData(t, data).Log(context.Background(), 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := strconv.Atoi(m[1])
+	if n < 7 || len(log) < n || fmt.Sprintf("%x", log[n-1].Hash) != m[2] {
+		t.Fatalf("the copy's head %s %s is not the original's entry %s (of %d)", m[1], m[2], m[1], len(log))
+	}
+	srv.Stop(t)
+	if head, err := openData(t, out).Head(context.Background()); err != nil || head.Seq != int64(n) {
+		t.Fatalf("the copy's head: %+v %v", head, err)
+	}
+	if _, errs := cli(t, exitInvalid, "backup", "--data", data, out); !strings.Contains(errs, "exists already") {
+		t.Fatalf("backup onto an existing directory: %s", errs)
+	}
+}
+
 // TestServeEndToEnd: a fresh server answers as the issue's quick start
 // says, the CLI manages it, and its pages, health and metrics are there.
 func TestServeEndToEnd(t *testing.T) {
