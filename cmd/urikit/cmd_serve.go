@@ -93,7 +93,9 @@ func runServe(args []string, s *stdio) int {
 			"Environment: URIKIT_ADDR, URIKIT_DATA, URIKIT_DB, URIKIT_READ_DB, URIKIT_DNS,\n"+
 			"URIKIT_CACHE, URIKIT_LOG_FORMAT, URIKIT_LOG_LEVEL, URIKIT_HISTORY_ACCESS stand\n"+
 			"for the flags;\n"+
-			"URIKIT_ADMIN_TOKEN is the admin token. A flag wins over its variable.\n"+
+			"URIKIT_ADMIN_TOKEN is the admin token (16 bytes at least); one other than\n"+
+			"the stored token replaces it for good (urikit admin-token rotate does too).\n"+
+			"A flag wins over its variable.\n"+
 			"Exit status: 0 after a graceful stop, 1 when it cannot start, 2 usage error.", s)
 	var c serveConfig
 	fs.StringVar(&c.addr, "addr", "localhost:8080", "the address to listen on, HOST:PORT (or "+envAddr+")")
