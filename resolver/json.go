@@ -248,9 +248,11 @@ type tokenEntryJSON struct {
 }
 
 // adminTokenEntryJSON is the data of an admin.token entry: the
-// fingerprint of the generated admin token's hash, and nothing else.
+// fingerprint of the admin token's hash and, when it replaced another
+// (a rotation), the fingerprint of the hash it replaced.
 type adminTokenEntryJSON struct {
 	Fingerprint string `json:"fingerprint"`
+	Replaces    string `json:"replaces,omitempty"`
 }
 
 func (t Token) entryJSON() tokenEntryJSON {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -63,9 +62,6 @@ type Service struct {
 	cache  *lookupCache
 	shared Shared        // store, when other processes write to it too
 	loc    locationRules // how location keys are computed
-
-	adminMu   sync.Mutex
-	adminHash []byte // cached SHA-256 of the generated admin token
 
 	stampFloor atomic.Int64 // the latest stamp given, in Unix nanoseconds
 }
@@ -205,6 +201,23 @@ func (p Principal) Actor() string {
 // System is the principal of the service's own changes (key migration).
 var System = Principal{}
 
+// MinAdminTokenBytes is the shortest admin token Options may give
+// (URIKIT_ADMIN_TOKEN): 16 bytes. The admin token is a bearer secret that
+// anyone who reaches the API can guess at, and nothing slows the guessing;
+// a generated one carries 256 bits. 16 bytes is the least that still
+// leaves a random token (hex: 64 bits; base64: 96) beyond guessing over
+// the network; a person's short word is not.
+const MinAdminTokenBytes = 16
+
+// CheckAdminToken says why tok cannot be the admin token, or nil.
+func CheckAdminToken(tok string) error {
+	if len(tok) < MinAdminTokenBytes {
+		return fmt.Errorf("is %d bytes long; it must be at least %d (a generated token, urikit admin-token rotate, has 256 random bits), "+
+			"since anyone who reaches the server may guess at it", len(tok), MinAdminTokenBytes)
+	}
+	return nil
+}
+
 // EnsureAdminToken makes sure there is an admin token. When Options has
 // none and the store holds none, it generates one, stores its hash and
 // returns it: the caller shows it once, since it cannot be read back.
@@ -212,6 +225,11 @@ var System = Principal{}
 // fingerprint (admin.token), or, when Options has the token and no hash
 // is stored, that the token is the environment's (admin.environment, once),
 // so that Verify finds a hash stored behind the service's back.
+//
+// When Options has a token and the store holds the hash of another, that
+// token is a rotation: its hash replaces the stored one (admin.token), so
+// that the replaced token never acts as admin again, even once the
+// variable is unset.
 func (s *Service) EnsureAdminToken(ctx context.Context) (generated string, err error) {
 	has := func(r Reader, name string) (bool, error) {
 		_, err := r.Setting(ctx, name)
@@ -220,11 +238,18 @@ func (s *Service) EnsureAdminToken(ctx context.Context) (generated string, err e
 		}
 		return err == nil, err
 	}
-	if hashed, err := has(s.store, AdminTokenSetting); err != nil || hashed {
+	hashed, err := has(s.store, AdminTokenSetting)
+	if err != nil {
 		return "", storeError(err)
 	}
 	if s.opts.AdminToken != "" {
+		if hashed {
+			return "", s.replaceAdminHash(ctx, s.opts.AdminToken, false)
+		}
 		return "", storeError(s.recordAdminEnvironment(ctx, has))
+	}
+	if hashed {
+		return "", nil
 	}
 	tok := NewToken()
 	err = s.store.Update(ctx, func(tx Tx) error {
@@ -233,27 +258,74 @@ func (s *Service) EnsureAdminToken(ctx context.Context) (generated string, err e
 			tok = ""
 			return err
 		}
-		now, err := s.stamp(ctx, tx)
-		if err != nil {
-			return err
-		}
-		h := HashToken(tok)
-		if err := tx.SetSetting(ctx, AdminTokenSetting, fmt.Sprintf("%x", h)); err != nil {
-			return err
-		}
-		// The history pins the hash by its fingerprint, as it does a
-		// maintainer's token: Verify finds the setting changed behind
-		// the service's back.
-		data, err := json.Marshal(adminTokenEntryJSON{Fingerprint: tokenFingerprint(h)})
-		if err != nil {
-			return err
-		}
-		return tx.Append(ctx, &Entry{Time: now, Action: ActionAdminToken, Subject: "admin", Actor: System.Actor(), Data: data})
+		return s.storeAdminHash(ctx, tx, HashToken(tok), "")
 	})
 	if err != nil {
 		return "", storeError(err)
 	}
 	return tok, nil
+}
+
+// RotateAdminToken generates a new admin token, replaces the stored hash
+// with its hash (admin.token) and returns it, to be shown once: the token
+// it replaces, generated or set by URIKIT_ADMIN_TOKEN before, is admin no
+// more. A service whose Options give the admin token keeps that one: the
+// variable must be changed or unset as well.
+func (s *Service) RotateAdminToken(ctx context.Context) (string, error) {
+	tok := NewToken()
+	if err := s.replaceAdminHash(ctx, tok, true); err != nil {
+		return "", err
+	}
+	return tok, nil
+}
+
+// replaceAdminHash stores the hash of tok as the admin token's, with an
+// admin.token entry that records the fingerprint of the hash it replaced
+// (Verify holds that to the history: a hash stored behind the service's
+// back is not laundered by a rotation). Unless always, a stored hash that
+// is tok's already is left alone.
+func (s *Service) replaceAdminHash(ctx context.Context, tok string, always bool) error {
+	h := HashToken(tok)
+	err := s.store.Update(ctx, func(tx Tx) error {
+		old, err := tx.Setting(ctx, AdminTokenSetting)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		if !always && old == fmt.Sprintf("%x", h) {
+			return nil
+		}
+		replaces := ""
+		if old != "" {
+			var oh []byte
+			if _, err := fmt.Sscanf(old, "%x", &oh); err != nil {
+				return &Error{Kind: KindInternal, Message: "the stored admin token hash is not hex", Offset: -1, Err: err}
+			}
+			replaces = tokenFingerprint(oh)
+		}
+		return s.storeAdminHash(ctx, tx, h, replaces)
+	})
+	return storeError(err)
+}
+
+// storeAdminHash sets the admin token's hash h and appends the admin.token
+// entry that pins it; replaces is the fingerprint of the hash it replaced,
+// or "".
+func (s *Service) storeAdminHash(ctx context.Context, tx Tx, h []byte, replaces string) error {
+	now, err := s.stamp(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if err := tx.SetSetting(ctx, AdminTokenSetting, fmt.Sprintf("%x", h)); err != nil {
+		return err
+	}
+	// The history pins the hash by its fingerprint, as it does a
+	// maintainer's token: Verify finds the setting changed behind the
+	// service's back.
+	data, err := json.Marshal(adminTokenEntryJSON{Fingerprint: tokenFingerprint(h), Replaces: replaces})
+	if err != nil {
+		return err
+	}
+	return tx.Append(ctx, &Entry{Time: now, Action: ActionAdminToken, Subject: "admin", Actor: System.Actor(), Data: data})
 }
 
 // recordAdminEnvironment appends an admin.environment entry unless one was
@@ -290,13 +362,17 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 		return Principal{Admin: true}, nil
 	}
 	h := HashToken(token)
-	if admin, err := s.adminTokenHash(ctx); err != nil {
-		return Principal{}, err
-	} else if admin != nil && sameSecret(string(h), string(admin)) {
-		return Principal{Admin: true}, nil
-	}
 	t, err := s.store.TokenByHash(ctx, h)
 	if errors.Is(err, ErrNotFound) {
+		// Not a maintainer's: the admin token's hash is read afresh
+		// each time, not cached, so that a rotation by another process
+		// (urikit admin-token rotate beside the server) revokes the old
+		// token at once. Maintainers' requests never get here.
+		if admin, err := s.adminTokenHash(ctx); err != nil {
+			return Principal{}, err
+		} else if admin != nil && sameSecret(string(h), string(admin)) {
+			return Principal{Admin: true}, nil
+		}
 		return Principal{}, errorf(KindUnauthorized, "unknown token")
 	}
 	if err != nil {
@@ -308,14 +384,11 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 	return Principal{AuthorityID: t.AuthorityID, TokenID: t.ID}, nil
 }
 
+// adminTokenHash reads the stored admin token's hash; nil when there is
+// none, or when Options give the admin token (which then wins).
 func (s *Service) adminTokenHash(ctx context.Context) ([]byte, error) {
 	if s.opts.AdminToken != "" {
 		return nil, nil
-	}
-	s.adminMu.Lock()
-	defer s.adminMu.Unlock()
-	if s.adminHash != nil {
-		return s.adminHash, nil
 	}
 	v, err := s.store.Setting(ctx, AdminTokenSetting)
 	if errors.Is(err, ErrNotFound) {
@@ -328,7 +401,6 @@ func (s *Service) adminTokenHash(ctx context.Context) ([]byte, error) {
 	if _, err := fmt.Sscanf(v, "%x", &h); err != nil {
 		return nil, &Error{Kind: KindInternal, Message: "the stored admin token hash is not hex", Offset: -1, Err: err}
 	}
-	s.adminHash = h
 	return h, nil
 }
 

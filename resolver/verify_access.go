@@ -147,6 +147,15 @@ func (r *accessReplay) apply(e Entry) error {
 		if j.Fingerprint == "" {
 			return bad("admin token", errors.New("no fingerprint"))
 		}
+		// A rotation replaces the hash the history pinned last. One that
+		// replaced another (a hash stored behind the service's back,
+		// or stored when the history said the token was the
+		// environment's) must not hide it: the entry says so for
+		// good. A hash no entry pinned (an older build's) is let be.
+		if j.Replaces != "" && r.adminSeq != 0 && (r.adminEnv || j.Replaces != r.admin) {
+			return &AccessError{Kind: "admin token", Seq: e.Seq, Reason: fmt.Sprintf("history entry %d replaced an admin token hash "+
+				"that history entry %d did not record: the hash had been changed behind the service's back", e.Seq, r.adminSeq)}
+		}
 		r.admin, r.adminSeq, r.adminEnv = j.Fingerprint, e.Seq, false
 	case ActionAdminEnvironment:
 		r.admin, r.adminSeq, r.adminEnv = "", e.Seq, true

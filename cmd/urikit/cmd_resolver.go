@@ -130,6 +130,9 @@ type directory interface {
 
 	CreateAuthority(ctx context.Context, name string, prefixes []string) (resolver.Authority, string, error)
 	Authorities(ctx context.Context) ([]resolver.Authority, error)
+	// Authority returns one authority and its tokens, without their
+	// secrets or hashes.
+	Authority(ctx context.Context, id int64) (resolver.Authority, []resolver.Token, error)
 	AddToken(ctx context.Context, id int64, label string) (tokenID int64, token string, err error)
 	RevokeToken(ctx context.Context, id, tokenID int64) error
 	Transfer(ctx context.Context, id int64, newName string) (resolver.Authority, string, error)
@@ -221,6 +224,17 @@ func (d remoteDir) CreateAuthority(ctx context.Context, name string, prefixes []
 }
 func (d remoteDir) Authorities(ctx context.Context) ([]resolver.Authority, error) {
 	return d.c.Authorities(ctx)
+}
+func (d remoteDir) Authority(ctx context.Context, id int64) (resolver.Authority, []resolver.Token, error) {
+	a, infos, err := d.c.Authority(ctx, id)
+	toks := make([]resolver.Token, len(infos))
+	for i, t := range infos {
+		toks[i] = resolver.Token{ID: t.ID, AuthorityID: t.Authority, Label: t.Label, Created: t.Created}
+		if t.Revoked != nil {
+			toks[i].Revoked = *t.Revoked
+		}
+	}
+	return a, toks, err
 }
 func (d remoteDir) AddToken(ctx context.Context, id int64, label string) (int64, string, error) {
 	t, err := d.c.AddToken(ctx, id, label)
@@ -328,6 +342,13 @@ func (d *localDir) CreateAuthority(ctx context.Context, name string, prefixes []
 }
 func (d *localDir) Authorities(ctx context.Context) ([]resolver.Authority, error) {
 	return d.svc.Authorities(ctx, adminPrincipal)
+}
+func (d *localDir) Authority(ctx context.Context, id int64) (resolver.Authority, []resolver.Token, error) {
+	a, toks, err := d.svc.Authority(ctx, adminPrincipal, id)
+	for i := range toks {
+		toks[i].Hash = nil
+	}
+	return a, toks, err
 }
 func (d *localDir) AddToken(ctx context.Context, id int64, label string) (int64, string, error) {
 	t, tok, err := d.svc.AddToken(ctx, adminPrincipal, id, label)

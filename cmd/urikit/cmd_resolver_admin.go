@@ -24,6 +24,7 @@ func init() {
 	register(command{name: "rules", summary: "delegation rules: names under a prefix go to another resolver (admin)", run: runRules})
 	register(command{name: "duplicates", summary: "list the locations that several names of a resolver share", run: runDuplicates})
 	register(command{name: "migrate", summary: "bring a resolver store's schema and name keys up to date", run: runMigrate})
+	register(command{name: "admin-token", summary: "rotate the admin token: a new one, printed once; the old one is admin no more", run: runAdminToken})
 	register(command{name: "verify", summary: "check a resolver's hash-chained history, and its records and keys against it", run: runVerify})
 }
 
@@ -55,14 +56,17 @@ const authorityAbout = `subcommands:
                               (a NID, urn:nbn:, or a NID and the start of an NSS,
                               urn:nbn:de:101-); prints its first token, once
   list                        every authority, its ID and prefixes
+  show ID                     one authority: its prefixes and its tokens (ID,
+                              label, created, revoked), the TOKEN-ID that
+                              token revoke takes; never a token's secret
   token add ID [LABEL]        a new maintainer token for authority ID, printed once
   token revoke ID TOKEN-ID    revoke one of its tokens (never the last valid one)
   transfer ID NEWNAME         hand the authority to a new owner: every token is
                               revoked and a first token for the new owner printed;
                               names, prefixes and history stay
 
-Only the admin token manages authorities (a maintainer may add and revoke
-its own authority's tokens).`
+Only the admin token manages authorities (a maintainer may show its own
+authority, and add and revoke its tokens).`
 
 const authorityUsage = "usage: urikit authority SUBCOMMAND [options] ARG...\n\n" + authorityAbout + `
 Options: --server URL --token TOKEN, or --data DIR, or --db DSN (see
@@ -92,14 +96,15 @@ func runAuthority(args []string, s *stdio) int {
 		}
 		sub = "token " + args[1]
 		args = args[1:]
-	case "add", "list", "transfer":
+	case "add", "list", "show", "transfer":
 	default:
-		return unknownCommand(s, "authority", sub, []string{"add", "list", "token", "transfer"})
+		return unknownCommand(s, "authority", sub, []string{"add", "list", "show", "token", "transfer"})
 	}
 	cmd := "authority " + sub
 	synopsis := map[string]string{
 		"add":          "authority add NAME PREFIX...",
 		"list":         "authority list",
+		"show":         "authority show ID",
 		"token add":    "authority token add ID [LABEL]",
 		"token revoke": "authority token revoke ID TOKEN-ID",
 		"transfer":     "authority transfer ID NEWNAME",
@@ -110,7 +115,7 @@ func runAuthority(args []string, s *stdio) int {
 	if st >= 0 {
 		return st
 	}
-	arity := map[string][2]int{"add": {2, -1}, "list": {0, 0}, "token add": {1, 2}, "token revoke": {2, 2}, "transfer": {2, 2}}[sub]
+	arity := map[string][2]int{"add": {2, -1}, "list": {0, 0}, "show": {1, 1}, "token add": {1, 2}, "token revoke": {2, 2}, "transfer": {2, 2}}[sub]
 	if len(pos) < arity[0] || arity[1] >= 0 && len(pos) > arity[1] {
 		return usageErr(s, cmd, "usage: urikit %s", synopsis)
 	}
@@ -129,7 +134,7 @@ func runAuthority(args []string, s *stdio) int {
 			}
 		}
 	}
-	return withDir(s, cmd, t, sub != "list", func(ctx context.Context, d directory) int {
+	return withDir(s, cmd, t, sub != "list" && sub != "show", func(ctx context.Context, d directory) int {
 		switch sub {
 		case "add":
 			a, tok, err := d.CreateAuthority(ctx, pos[0], pos[1:])
@@ -153,6 +158,12 @@ func runAuthority(args []string, s *stdio) int {
 				fmt.Fprintf(tw, "%d\t%s\t%s\n", a.ID, a.Name, strings.Join(a.Prefixes, " "))
 			}
 			tw.Flush()
+		case "show":
+			a, toks, err := d.Authority(ctx, id)
+			if err != nil {
+				return fail(s, cmd, t, err)
+			}
+			printAuthority(s, a, toks)
 		case "token add":
 			label := ""
 			if len(pos) > 1 {
@@ -179,6 +190,28 @@ func runAuthority(args []string, s *stdio) int {
 		}
 		return exitOK
 	})
+}
+
+// printAuthority shows an authority and its tokens, the valid ones and
+// the revoked, in the order they were made.
+func printAuthority(s *stdio, a resolver.Authority, toks []resolver.Token) {
+	at := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+	fmt.Fprintf(s.out, "authority %d (%s)\nprefixes: %s\ncreated: %s\n", a.ID, a.Name, strings.Join(a.Prefixes, " "), at(a.Created))
+	fmt.Fprintln(s.out, "tokens:")
+	tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  TOKEN-ID\tLABEL\tCREATED\tREVOKED")
+	for _, t := range toks {
+		revoked := "-"
+		if !t.Active() {
+			revoked = at(t.Revoked)
+		}
+		label := t.Label
+		if label == "" {
+			label = "-"
+		}
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", t.ID, label, at(t.Created), revoked)
+	}
+	tw.Flush()
 }
 
 // printSecret shows a token that cannot be read back.
@@ -520,6 +553,56 @@ server does not offer this over its API.`, s)
 		}
 	}
 	return t, -1
+}
+
+const adminTokenUsage = `usage: urikit admin-token rotate [--data DIR | --db DSN]
+
+subcommands:
+  rotate   generate a new admin token, store its hash in place of the old
+           one's (with an admin.token history entry) and print it, once
+`
+
+func runAdminToken(args []string, s *stdio) int {
+	if len(args) == 0 {
+		fmt.Fprint(s.err, adminTokenUsage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "--help", "-help", "help":
+		fmt.Fprint(s.out, adminTokenUsage)
+		return exitOK
+	case "rotate":
+	default:
+		return unknownCommand(s, "admin-token", args[0], []string{"rotate"})
+	}
+	const cmd = "admin-token rotate"
+	t, st := localOnly(s, cmd, args[1:],
+		"Generates a new admin token, stores its hash in place of the old one's\n"+
+			"(an admin.token history entry records the change, so urikit verify\n"+
+			"holds the store to it) and prints it, once. The old token, generated or\n"+
+			"once set by URIKIT_ADMIN_TOKEN, is admin no more, at once, for every\n"+
+			"server on the store: they read the hash at each admin request. A server\n"+
+			"started with URIKIT_ADMIN_TOKEN takes that token instead: change or unset\n"+
+			"the variable too, and restart it. Safe while servers run.")
+	if st >= 0 {
+		return st
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	store, err := openStore(ctx, storeConfig{data: t.data, db: t.db, mustExist: true, direct: true, notice: s.err, cmd: cmd})
+	if err != nil {
+		return fail(s, cmd, t, err)
+	}
+	defer store.Close()
+	tok, err := resolver.New(store, resolver.Options{CacheSize: -1}).RotateAdminToken(ctx)
+	if err != nil {
+		return fail(s, cmd, t, err)
+	}
+	printSecret(s, "the new admin token", tok)
+	if os.Getenv(envAdminToken) != "" {
+		fmt.Fprintf(s.err, "urikit %s: %s is set here: a server started with it takes that token, not this one\n", cmd, envAdminToken)
+	}
+	return exitOK
 }
 
 func runMigrate(args []string, s *stdio) int {

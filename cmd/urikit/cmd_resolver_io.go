@@ -1018,13 +1018,35 @@ func (r *remoteSink) write(ctx context.Context, items []recordio.Item, _ any) ([
 
 // preflight checks the token before the first record: the admin token
 // may write no name, and an unknown token none either, so that an import
-// with the wrong one stops at once instead of refusing every record.
+// with the wrong one stops at once instead of refusing every record. It
+// asks whose token it is (GET /api/v1/token), which any token may: asking
+// for something only the admin may read would be refused to a maintainer,
+// the right token, and counted and logged as a 403 on every import. A
+// server older than that operation is asked the old way.
 func (r *remoteSink) preflight(ctx context.Context) error {
+	id, err := r.c.WhoAmI(ctx)
+	if resolver.KindOf(err) == resolver.KindNotFound {
+		return r.preflightOld(ctx)
+	}
+	switch {
+	case err != nil:
+		return err
+	case id.Admin:
+		return errAdminImports
+	}
+	return nil
+}
+
+var errAdminImports = &resolver.Error{Kind: resolver.KindForbidden, Offset: -1,
+	Message: "this is the admin token, which writes no names: import with a token of the naming authority that owns them"}
+
+// preflightOld tells the admin token from a maintainer's on a server
+// without GET /api/v1/token: only the admin may list the authorities.
+func (r *remoteSink) preflightOld(ctx context.Context) error {
 	_, err := r.c.Authorities(ctx)
 	switch k := resolver.KindOf(err); {
 	case err == nil:
-		return &resolver.Error{Kind: resolver.KindForbidden, Offset: -1,
-			Message: "this is the admin token, which writes no names: import with a token of the naming authority that owns them"}
+		return errAdminImports
 	case k == resolver.KindForbidden:
 		return nil // a maintainer's token, as it should be
 	default:

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/urikit/urikit/resolver"
 	"github.com/urikit/urikit/resolver/federate"
@@ -92,7 +93,9 @@ func runServe(args []string, s *stdio) int {
 			"Environment: URIKIT_ADDR, URIKIT_DATA, URIKIT_DB, URIKIT_READ_DB, URIKIT_DNS,\n"+
 			"URIKIT_CACHE, URIKIT_LOG_FORMAT, URIKIT_LOG_LEVEL, URIKIT_HISTORY_ACCESS stand\n"+
 			"for the flags;\n"+
-			"URIKIT_ADMIN_TOKEN is the admin token. A flag wins over its variable.\n"+
+			"URIKIT_ADMIN_TOKEN is the admin token (16 bytes at least); one other than\n"+
+			"the stored token replaces it for good (urikit admin-token rotate does too).\n"+
+			"A flag wins over its variable.\n"+
 			"Exit status: 0 after a graceful stop, 1 when it cannot start, 2 usage error.", s)
 	var c serveConfig
 	fs.StringVar(&c.addr, "addr", "localhost:8080", "the address to listen on, HOST:PORT (or "+envAddr+")")
@@ -143,6 +146,14 @@ func runServe(args []string, s *stdio) int {
 			return usageErr(s, "serve", "--dns: %v", err)
 		}
 	}
+	if tok := os.Getenv(envAdminToken); tok != "" {
+		// Refused before anything is opened: a guessable admin token is
+		// worse than none (exit 1, as for a server that cannot start).
+		if err := resolver.CheckAdminToken(tok); err != nil {
+			fmt.Fprintf(s.err, "urikit serve: %s %v\n", envAdminToken, err)
+			return exitInvalid
+		}
+	}
 	logger, err := newLogger(s, c.logFormat, c.logLevel)
 	if err != nil {
 		return usageErr(s, "serve", "%v", err)
@@ -152,6 +163,16 @@ func runServe(args []string, s *stdio) int {
 		return exitInvalid
 	}
 	return exitOK
+}
+
+// metricsRegistry is the registry /metrics serves: the handler's own
+// collectors, and the Go runtime's and the process's (go_*, process_*:
+// memory, goroutines, GC, CPU, open files), which an operator expects of
+// any Go server. A registry of its own, never the global one.
+func metricsRegistry() *prometheus.Registry {
+	r := prometheus.NewRegistry()
+	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return r
 }
 
 func newLogger(s *stdio, format, level string) (*slog.Logger, error) {
@@ -261,7 +282,7 @@ func serve(s *stdio, c serveConfig, logger *slog.Logger) error {
 	opts := httpapi.Options{
 		Delegator:  deleg,
 		Logger:     logger,
-		Metrics:    prometheus.NewRegistry(),
+		Metrics:    metricsRegistry(),
 		Pages:      web.New(svc, web.Options{Logger: logger}),
 		PrivateLog: c.historyAccess == "admin",
 	}

@@ -656,7 +656,7 @@ func TestImportNotAServer(t *testing.T) {
 	genRecords(t, in, 100)
 	_, errs := cli(t, exitInvalid, "import", in, "--server", other.URL, "--token", "t")
 	if strings.Contains(errs, "(skipped)") || strings.Contains(errs, "<html>") ||
-		!strings.Contains(errs, "urikit import: GET "+other.URL+"/api/v1/authorities answered 405 Method Not Allowed (text/html), not a urikit resolver's problem details") {
+		!strings.Contains(errs, "urikit import: GET "+other.URL+"/api/v1/token answered 405 Method Not Allowed (text/html), not a urikit resolver's problem details") {
 		t.Fatalf("stderr:\n%s", errs)
 	}
 	if _, err := os.Stat(in + stateSuffix); !os.IsNotExist(err) {
@@ -666,10 +666,9 @@ func TestImportNotAServer(t *testing.T) {
 	// A proxy that fails in the middle of an import: the import stops
 	// (after retrying), it does not refuse the records one by one.
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == "GET" {
-			w.Header().Set("Content-Type", "application/problem+json")
-			w.WriteHeader(403)
-			io.WriteString(w, `{"type":"about:blank","title":"Forbidden","status":403,"detail":"only the admin token may do this"}`)
+		if r.Method == "GET" && r.URL.Path == "/api/v1/token" {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"admin":false,"authority":1,"id":1}`)
 			return
 		}
 		w.Header().Set("Content-Type", "text/html")
@@ -728,6 +727,36 @@ func TestImportWrongToken(t *testing.T) {
 			t.Errorf("token %q: %s", tok, errs)
 		}
 	}
+}
+
+// TestImportPreflightRefusesNothing: an import with a maintainer's token,
+// as it should be, makes the server refuse nothing: its check of the
+// token shows in the metrics and the log as no 403.
+func TestImportPreflightRefusesNothing(t *testing.T) {
+	hermetic(t)
+	srv := startServer(t, filepath.Join(t.TempDir(), "data"))
+	out, _ := cli(t, exitOK, "authority", "add", "Example", "urn:example:", "--server", srv.URL, "--token", srv.Token)
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	genRecords(t, in, 5)
+	cli(t, exitOK, "import", in, "--server", srv.URL, "--token", tokenIn(t, out))
+	_, _, metrics := get(t, srv.URL+"/metrics")
+	if strings.Contains(metrics, `code="403"`) || !strings.Contains(metrics, `route="/api/v1/names/{urn}"`) {
+		t.Errorf("the import was refused something, or wrote nothing:\n%s", grepLines(metrics, "urikit_http_requests_total"))
+	}
+	if strings.Contains(srv.Log.String(), `"status":403`) {
+		t.Errorf("a 403 in the log:\n%s", srv.Log)
+	}
+}
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
 }
 
 // A record whose last row's label runs over several lines (a quoted line

@@ -54,6 +54,13 @@ func TestResolverLocal(t *testing.T) {
 		t.Fatalf("revoking the last token: %s", errs)
 	}
 	cli(t, exitInvalid, with("authority", "token", "revoke", "1", "99")...)
+	// show lists the tokens with the IDs token revoke takes.
+	out, _ = cli(t, exitOK, with("authority", "show", "1")...)
+	if !regexp.MustCompile(`(?m)^authority 1 \(Example Org\)\nprefixes: urn:example: urn:ex2:\n`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^  TOKEN-ID +LABEL +CREATED +REVOKED\n  1 +Example Org +\S+Z +-\n  2 +second maintainer +\S+Z +\S+Z\n`).MatchString(out) {
+		t.Fatalf("authority show: %q", out)
+	}
+	cli(t, exitInvalid, with("authority", "show", "99")...)
 	cli(t, exitUsage, with("authority", "token", "revoke", "1", "x")...)
 	out, _ = cli(t, exitOK, with("authority", "transfer", "1", "New Owner")...)
 	if !strings.Contains(out, "now belongs to New Owner") {
@@ -282,6 +289,7 @@ func TestResolverUsage(t *testing.T) {
 	for _, args := range [][]string{{"serve"}, {"register"}, {"withdraw"}, {"lookup"}, {"locate"}, {"export"}, {"import"},
 		{"duplicates"}, {"migrate"}, {"verify"}, {"authority"}, {"authority", "add"}, {"authority", "list"},
 		{"authority", "token", "add"}, {"authority", "token", "revoke"}, {"authority", "transfer"},
+		{"authority", "show"}, {"admin-token"}, {"admin-token", "rotate"}, {"backup"},
 		{"rules"}, {"rules", "add"}, {"rules", "list"}, {"rules", "remove"}, {"rules", "test"}} {
 		out, _ := cli(t, exitOK, append(args, "--help")...)
 		if !strings.Contains(out, "usage: urikit "+args[0]) {

@@ -2,11 +2,16 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -69,6 +74,112 @@ func TestServeAdminToken(t *testing.T) {
 	cli(t, exitOK, "authority", "list", "--server", fresh.URL, "--token", "urikit_from-the-environment")
 }
 
+// TestServeAdminTokenRotation: URIKIT_ADMIN_TOKEN set to a new token
+// replaces the generated one for good (a restart without the variable
+// does not bring the old one back), admin-token rotate beside a running
+// server revokes the token at once, the store verifies after both, and a
+// short URIKIT_ADMIN_TOKEN is refused at start.
+func TestServeAdminTokenRotation(t *testing.T) {
+	hermetic(t)
+	data := filepath.Join(t.TempDir(), "data")
+	srv := startServer(t, data)
+	first := srv.Token
+	if first == "" {
+		t.Fatalf("no token printed:\n%s", srv.Out)
+	}
+	srv.Stop(t)
+
+	const second = "urikit_the-operators-new-token"
+	withEnv := startServer(t, data, envAdminToken+"="+second)
+	cli(t, exitOK, "authority", "list", "--server", withEnv.URL, "--token", second)
+	cli(t, exitInvalid, "authority", "list", "--server", withEnv.URL, "--token", first)
+	withEnv.Stop(t)
+
+	// Restarted without the variable: the generated token stays revoked.
+	plain := startServer(t, data)
+	if plain.Token != "" {
+		t.Fatalf("a token was generated again:\n%s", plain.Out)
+	}
+	if _, errs := cli(t, exitInvalid, "authority", "list", "--server", plain.URL, "--token", first); !strings.Contains(errs, "unknown token") {
+		t.Fatalf("the old generated token after a restart without the variable: %s", errs)
+	}
+	cli(t, exitOK, "authority", "list", "--server", plain.URL, "--token", second)
+
+	// Rotated beside the running server: at once, no restart.
+	out, _ := cli(t, exitOK, "admin-token", "rotate", "--data", data)
+	third := tokenIn(t, out)
+	if !strings.Contains(out, "shown once") || third == first || third == second {
+		t.Fatalf("admin-token rotate printed:\n%s", out)
+	}
+	cli(t, exitInvalid, "authority", "list", "--server", plain.URL, "--token", second)
+	cli(t, exitOK, "authority", "list", "--server", plain.URL, "--token", third)
+	plain.Stop(t)
+	if out, _ := cli(t, exitOK, "verify", "--data", data); !strings.Contains(out, "admin token") {
+		t.Fatalf("verify after the rotations:\n%s", out)
+	}
+
+	// A one-character token is refused before anything starts.
+	// (Killed after a while should it start after all.)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "serve", "--addr", "127.0.0.1:0", "--data", data)
+	cmd.Env = append(childEnv(), envAdminToken+"=a")
+	b, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInvalid || !strings.Contains(string(b), "URIKIT_ADMIN_TOKEN is 1 bytes long; it must be at least 16") {
+		t.Fatalf("serve with a one-character admin token: %v\n%s", err, b)
+	}
+}
+
+// TestBackupWhileServing: urikit backup copies the data directory of a
+// running server, writes under way, into a new directory that verifies
+// and has the history head the original had; an existing OUT is refused.
+func TestBackupWhileServing(t *testing.T) {
+	hermetic(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	srv := startServer(t, data)
+	o, _ := cli(t, exitOK, "authority", "add", "Example", "urn:example:", "--server", srv.URL, "--token", srv.Token)
+	mtok := tokenIn(t, o)
+	for i := range 5 {
+		cli(t, exitOK, "register", fmt.Sprintf("urn:example:b%d", i), "https://example.org/", "--server", srv.URL, "--token", mtok)
+	}
+	// Writes go on while the copy is made: the copy is of one moment.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 20 {
+			runCLI("", "register", fmt.Sprintf("urn:example:w%d", i), "https://example.org/", "--server", srv.URL, "--token", mtok)
+		}
+	}()
+	out := filepath.Join(dir, "copy")
+	o, _ = cli(t, exitOK, "backup", "--data", data, out)
+	<-done
+	m := regexp.MustCompile(`history head (\d+) ([0-9a-f]{64})\n$`).FindStringSubmatch(o)
+	if m == nil {
+		t.Fatalf("backup printed %q", o)
+	}
+	if v, _ := cli(t, exitOK, "verify", "--data", out); !strings.Contains(v, "history verified: "+m[1]+" entries, the last "+m[1]+" with hash "+m[2]) {
+		t.Fatalf("verify of the copy:\n%s", v)
+	}
+	// The original's history has the copy's head at the same place.
+	log, err := openData(t, data).Log(context.Background(), 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := strconv.Atoi(m[1])
+	if n < 7 || len(log) < n || fmt.Sprintf("%x", log[n-1].Hash) != m[2] {
+		t.Fatalf("the copy's head %s %s is not the original's entry %s (of %d)", m[1], m[2], m[1], len(log))
+	}
+	srv.Stop(t)
+	if head, err := openData(t, out).Head(context.Background()); err != nil || head.Seq != int64(n) {
+		t.Fatalf("the copy's head: %+v %v", head, err)
+	}
+	if _, errs := cli(t, exitInvalid, "backup", "--data", data, out); !strings.Contains(errs, "exists already") {
+		t.Fatalf("backup onto an existing directory: %s", errs)
+	}
+}
+
 // TestServeEndToEnd: a fresh server answers as the issue's quick start
 // says, the CLI manages it, and its pages, health and metrics are there.
 func TestServeEndToEnd(t *testing.T) {
@@ -93,6 +204,13 @@ func TestServeEndToEnd(t *testing.T) {
 	o, _ := cli(t, exitOK, "authority", "add", "Example", "urn:example:")
 	mtok := tokenIn(t, o)
 	t.Setenv(envToken, mtok)
+	// A maintainer finds its tokens' IDs (for token revoke) through the
+	// server, as the admin does.
+	for _, tok := range []string{srv.Token, mtok} {
+		if o, _ := cli(t, exitOK, "authority", "show", "1", "--token", tok); !regexp.MustCompile(`(?m)^  1 +Example +\S+Z +-$`).MatchString(o) {
+			t.Fatalf("authority show through the server: %q", o)
+		}
+	}
 	cli(t, exitOK, "register", "urn:example:foo", "https://example.org/foo", "https://mirror.example/foo", "--type", "text/html")
 	// An error about one input names it and its offset once, as on a
 	// data directory.
@@ -150,6 +268,11 @@ func TestServeEndToEnd(t *testing.T) {
 		t.Fatalf("duplicates --withdrawn: %q", o)
 	}
 
+	// The Go runtime's and the process's series beside the handler's.
+	if code, _, body := get(t, srv.URL+"/metrics"); code != 200 || !strings.Contains(body, "\ngo_goroutines ") ||
+		!strings.Contains(body, "\nprocess_resident_memory_bytes ") {
+		t.Errorf("/metrics: %d, no go_goroutines or process_resident_memory_bytes:\n%.2000s", code, body)
+	}
 	for path, want := range map[string]string{"/healthz": "ok", "/readyz": "ready", "/metrics": "urikit_http_requests_total",
 		"/api/v1/openapi.json": `"/api/v1/duplicates"`, "/": "<form", "/names/urn:example:x": "urn:example:x"} {
 		code, _, body := get(t, srv.URL+path)

@@ -244,6 +244,22 @@ func (c *Client) Authorities(ctx context.Context) ([]resolver.Authority, error) 
 	return as, err
 }
 
+// Identity is whose token a client presents (GET /api/v1/token).
+type Identity struct {
+	Admin     bool  `json:"admin"`
+	Authority int64 `json:"authority"` // a maintainer's; 0 for the admin
+	Token     int64 `json:"id"`        // a maintainer's token ID; 0 for the admin
+}
+
+// WhoAmI says whose token the client presents: the admin's or a
+// maintainer's. An unknown or revoked token is KindUnauthorized; a
+// server older than the operation answers KindNotFound.
+func (c *Client) WhoAmI(ctx context.Context) (Identity, error) {
+	var id Identity
+	_, err := c.do(ctx, http.MethodGet, "/api/v1/token", nil, &id)
+	return id, err
+}
+
 // Authority returns an authority and its tokens.
 func (c *Client) Authority(ctx context.Context, id int64) (resolver.Authority, []TokenInfo, error) {
 	var raw json.RawMessage

@@ -246,6 +246,22 @@ func (h *handler) listAuthorities(c *apiCall) (answer, error) {
 	return answer{status: http.StatusOK, body: nonNil(as)}, nil
 }
 
+// tokenIdentity is the body of GET /api/v1/token.
+type tokenIdentity struct {
+	Admin     bool  `json:"admin"`
+	Authority int64 `json:"authority,omitempty"` // a maintainer's
+	ID        int64 `json:"id,omitempty"`        // a maintainer's token ID
+}
+
+// whoAmI is GET /api/v1/token: whose token the request presents, which
+// any valid token may ask. A client learns so whether its token is the
+// admin's or a maintainer's (and of which authority) without asking for
+// something the token may not have, which would be logged and counted as
+// a refusal (403) every time.
+func (h *handler) whoAmI(c *apiCall) (answer, error) {
+	return answer{status: http.StatusOK, body: tokenIdentity{Admin: c.p.Admin, Authority: c.p.AuthorityID, ID: c.p.TokenID}}, nil
+}
+
 // getAuthority is GET /api/v1/authorities/{id} (admin or its maintainers).
 func (h *handler) getAuthority(c *apiCall) (answer, error) {
 	id, err := c.pathID("id")

@@ -158,6 +158,7 @@ func (h *handler) routes() []route {
 
 		{method: "POST", pattern: "/api/v1/authorities", serve: h.api(h.createAuthority)},
 		{method: "GET", pattern: "/api/v1/authorities", serve: h.api(h.listAuthorities)},
+		{method: "GET", pattern: "/api/v1/token", serve: h.api(h.whoAmI)},
 		{method: "GET", pattern: "/api/v1/authorities/{id}", serve: h.api(h.getAuthority)},
 		{method: "POST", pattern: "/api/v1/authorities/{id}/tokens", serve: h.api(h.addToken)},
 		{method: "GET", pattern: "/api/v1/authorities/{id}/tokens/{token}", serve: h.api(h.getToken)},

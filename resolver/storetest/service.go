@@ -40,6 +40,7 @@ func RunService(t *testing.T, b Backend) {
 		{"AccessEditsAreFound", testVerifyAccessTamper},
 		{"AdminTokenIsPinned", testVerifyAdminToken},
 		{"EnvironmentAdminTokenIsRecorded", testVerifyAdminEnvironment},
+		{"AdminTokenRotates", testAdminTokenRotation},
 		{"LocationKeyVersionIsPinned", testVerifyLocationKeyVersion},
 		{"LocationIndexVerifies", testVerifyLocations},
 		{"Migrate", testMigrate},

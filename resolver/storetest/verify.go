@@ -193,8 +193,10 @@ func testVerifyAdminEnvironment(t *testing.T, b Backend) {
 	if _, err := e.svc.VerifyAll(c, nil); !errors.As(err, &ae) || ae.Kind != "admin token" || !strings.Contains(ae.Reason, "environment") {
 		t.Fatalf("VerifyAll with a hash stored behind the service's back: %v", err)
 	}
-	// Started again with the variable set, the service leaves the forged
-	// hash as it is (it ignores it) and records nothing that would pin it.
+	// Started again with the variable set, the service takes the forged
+	// hash for an earlier token and replaces it (a rotation), but the
+	// entry it writes names the hash it replaced, which no entry pinned:
+	// Verify still fails.
 	if _, err := e.svc.EnsureAdminToken(c); err != nil {
 		t.Fatal(err)
 	}
@@ -216,6 +218,89 @@ func testVerifyAdminEnvironment(t *testing.T, b Backend) {
 	}
 	if rep, err := e.svc.VerifyAll(c, nil); err != nil || !rep.AdminToken {
 		t.Fatalf("VerifyAll after the token was generated: %+v, %v", rep, err)
+	}
+}
+
+// testAdminTokenRotation: an admin token given in Options
+// (URIKIT_ADMIN_TOKEN) that differs from the stored hash replaces it, and
+// so does RotateAdminToken: the token replaced is never admin again, not
+// even to a service started without the variable, nor to one that
+// authenticated it before; each replacement is pinned in the history, and
+// the store verifies.
+func testAdminTokenRotation(t *testing.T, b Backend) {
+	c := ctx(t)
+	e := newEnv(t, b)
+	plain := resolver.New(e.store, resolver.Options{}) // no variable: the stored hash
+	first, err := plain.EnsureAdminToken(c)
+	if err != nil || first == "" {
+		t.Fatalf("EnsureAdminToken: %q %v", first, err)
+	}
+	isAdmin := func(svc *resolver.Service, tok string) bool {
+		p, err := svc.Authenticate(c, tok)
+		return err == nil && p.Admin
+	}
+	if !isAdmin(plain, first) {
+		t.Fatal("the generated token is not admin")
+	}
+
+	// The variable set to another token: it replaces the stored hash.
+	const second = "urikit_rotated-by-the-environment"
+	envSvc := resolver.New(e.store, resolver.Options{AdminToken: second})
+	if tok, err := envSvc.EnsureAdminToken(c); err != nil || tok != "" {
+		t.Fatalf("EnsureAdminToken with the variable: %q %v", tok, err)
+	}
+	head, err := e.store.Head(c)
+	if err != nil || head.Action != resolver.ActionAdminToken || !strings.Contains(string(head.Data), `"replaces":"`) {
+		t.Fatalf("no admin.token entry for the rotation: %+v %v", head, err)
+	}
+	if got := accessState(t, e.store).AdminTokenHash; got != fmt.Sprintf("%x", resolver.HashToken(second)) {
+		t.Fatalf("the stored hash is not the variable's: %s", got)
+	}
+	// Started again with the same variable: nothing more to record.
+	if _, err := envSvc.EnsureAdminToken(c); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := e.store.Head(c); again.Seq != head.Seq {
+		t.Fatalf("a second start with the same variable wrote entry %d (%s)", again.Seq, again.Action)
+	}
+	// Restarted without the variable: the old generated token stays out.
+	restarted := resolver.New(e.store, resolver.Options{})
+	if tok, err := restarted.EnsureAdminToken(c); err != nil || tok != "" {
+		t.Fatalf("EnsureAdminToken without the variable: %q %v", tok, err)
+	}
+	if isAdmin(restarted, first) || isAdmin(plain, first) {
+		t.Fatal("the replaced generated token is admin again")
+	}
+	if !isAdmin(restarted, second) {
+		t.Fatal("the variable's token is not admin once the variable is unset")
+	}
+	if rep, err := e.svc.VerifyAll(c, nil); err != nil || !rep.AdminToken {
+		t.Fatalf("VerifyAll after a rotation by the variable: %+v %v", rep, err)
+	}
+
+	// A rotation by command: a new token, shown once; the old is out for
+	// a service that accepted it a moment ago.
+	third, err := resolver.New(e.store, resolver.Options{}).RotateAdminToken(c)
+	if err != nil || third == "" || third == first {
+		t.Fatalf("RotateAdminToken: %q %v", third, err)
+	}
+	if isAdmin(restarted, second) || !isAdmin(restarted, third) {
+		t.Fatal("after RotateAdminToken the running service still takes the old token, or not the new one")
+	}
+	if rep, err := e.svc.VerifyAll(c, nil); err != nil || !rep.AdminToken {
+		t.Fatalf("VerifyAll after RotateAdminToken: %+v %v", rep, err)
+	}
+	// A hash replaced behind the service's back, then rotated: the
+	// rotation does not hide it.
+	update(t, e.store, func(tx resolver.Tx) error {
+		return tx.SetSetting(c, resolver.AdminTokenSetting, fmt.Sprintf("%x", resolver.HashToken("urikit_forged")))
+	})
+	if _, err := resolver.New(e.store, resolver.Options{}).RotateAdminToken(c); err != nil {
+		t.Fatal(err)
+	}
+	var ae *resolver.AccessError
+	if _, err := e.svc.VerifyAll(c, nil); !errors.As(err, &ae) || ae.Kind != "admin token" || !strings.Contains(ae.Reason, "behind the service's back") {
+		t.Fatalf("VerifyAll after a forged hash was rotated away: %v", err)
 	}
 }
 

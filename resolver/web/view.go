@@ -338,7 +338,7 @@ func actionText(a resolver.Action) string {
 	case resolver.ActionLocationsRekey:
 		return "location keys: a step of a migration"
 	case resolver.ActionAdminToken:
-		return "admin token generated"
+		return "admin token generated or rotated"
 	case resolver.ActionAdminEnvironment:
 		return "admin token set in the environment"
 	}

@@ -61,6 +61,7 @@ func Run(t *testing.T, newStore func(t *testing.T) resolver.Store) {
 		{"Limits", testLimits},
 		{"Authorities", testAuthorities},
 		{"Tokens", testTokens},
+		{"WhoAmI", testWhoAmI},
 		{"Transfer", testTransfer},
 		{"PutName", testPutName},
 		{"PutErrors", testPutErrors},
@@ -1130,6 +1131,30 @@ func testAuthorities(t *testing.T, ns func(*testing.T) resolver.Store) {
 		t.Fatalf("bad id: %+v", p)
 	}
 	f.Do("GET", "/api/v1/authorities/0", "", auth(AdminToken)...).Want(t, 400)
+}
+
+// testWhoAmI: GET /api/v1/token tells any valid token whose it is, the
+// admin's or a maintainer's (its authority and token ID), and refuses
+// none of them; no token, or an unknown or revoked one, is 401.
+func testWhoAmI(t *testing.T, ns func(*testing.T) resolver.Store) {
+	f := newFixture(t, ns)
+	if r := f.Do("GET", "/api/v1/token", "", auth(AdminToken)...).Want(t, 200); strings.TrimSpace(r.Body) != `{"admin":true}` {
+		t.Fatalf("the admin's: %s", r.Body)
+	}
+	r := f.Do("POST", "/api/v1/authorities/"+strconv.FormatInt(f.otherID, 10)+"/tokens", `{"label":"Ada"}`, auth(f.other)...).Want(t, 201)
+	var tok struct {
+		ID    int64  `json:"id"`
+		Token string `json:"token"`
+	}
+	r.JSON(t, &tok)
+	want := fmt.Sprintf(`{"admin":false,"authority":%d,"id":%d}`, f.otherID, tok.ID)
+	if r := f.Do("GET", "/api/v1/token", "", auth(tok.Token)...).Want(t, 200); strings.TrimSpace(r.Body) != want {
+		t.Fatalf("a maintainer's: %s, want %s", r.Body, want)
+	}
+	f.Do("DELETE", fmt.Sprintf("/api/v1/authorities/%d/tokens/%d", f.otherID, tok.ID), "", auth(f.other)...).Want(t, 204)
+	for _, h := range [][]string{nil, auth("urikit_nonsense"), auth(tok.Token)} {
+		f.Do("GET", "/api/v1/token", "", h...).Want(t, 401).Problem(t)
+	}
 }
 
 func testTokens(t *testing.T, ns func(*testing.T) resolver.Store) {
