@@ -63,6 +63,26 @@ func TestExportImportKeepsReservedAliases(t *testing.T) {
 	if code != 303 {
 		t.Fatalf("GET the kept alias: %d", code)
 	}
+
+	// Through a server's API: the same two PUTs; a rerun, which finds
+	// the name reserved, writes nothing more.
+	d3 := filepath.Join(dir, "d3")
+	out, _ := cli(t, exitOK, "authority", "add", "Example", "urn:example:", "--data", d3)
+	tok := tokenIn(t, out)
+	srv3 := startServer(t, d3)
+	for range 2 {
+		cli(t, exitOK, "import", dump, "--server", srv3.URL, "--token", tok)
+	}
+	if code, _, body := get(t, srv3.URL+"/urn:example:alias0000020"); code != 404 || !strings.Contains(body, "reserved") {
+		t.Fatalf("GET the reserved alias imported through the API: %d %s", code, body)
+	}
+	if err := srv3.Stop(t); err != nil {
+		t.Fatal(err)
+	}
+	if h, h2 := headOf(t, d3), headOf(t, d2); h != h2 {
+		t.Fatalf("through the API the history has %d entries, directly %d", h, h2)
+	}
+	cli(t, exitOK, "verify", "--data", d3)
 }
 
 // TestImportRefusesTakenReservedName: a reserved name that another record
