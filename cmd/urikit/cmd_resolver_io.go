@@ -953,18 +953,16 @@ func (l *localSink) write(ctx context.Context, items []recordio.Item, prep any) 
 	out := make([]itemResult, len(items))
 	for i, it := range items {
 		out[i] = itemResult{created: res[i].Created, err: res[i].Err}
+		var reserveErr error // a reserved name refused: the record goes on as the file says
 		if res[i].Err == nil && len(it.Reserved) > 0 {
-			err := reserve(ctx, it, l.holder, func(in resolver.RecordInput) error {
+			reserveErr = reserve(ctx, it, l.holder, func(in resolver.RecordInput) error {
 				_, _, err := l.svc.Put(ctx, resolver.Operator, it.URN, in)
 				return err
 			})
-			if err != nil {
-				if fatalKind(err) {
-					return nil, err
-				}
-				out[i].err = err
-				continue
+			if reserveErr != nil && fatalKind(reserveErr) {
+				return nil, reserveErr
 			}
+			out[i].err = reserveErr
 		}
 		if it.Status != resolver.Withdrawn {
 			continue
@@ -984,7 +982,7 @@ func (l *localSink) write(ctx context.Context, items []recordio.Item, prep any) 
 		}
 		// Counted as withdrawn by this import only when it was live:
 		// a record found withdrawn as the file says is already there.
-		out[i].err, out[i].withdrawn = nil, res[i].Err == nil
+		out[i].err, out[i].withdrawn = reserveErr, res[i].Err == nil
 	}
 	return out, nil
 }
@@ -1002,8 +1000,8 @@ func (l *localSink) write(ctx context.Context, items []recordio.Item, prep any) 
 // reused (README), and one reserved in the source cannot be another
 // record's here.
 func reserve(ctx context.Context, it recordio.Item, holder func(context.Context, recordio.Item, string) (string, error), put func(resolver.RecordInput) error) error {
-	in := it.RecordInput
-	in.Aliases = slices.Clone(it.Aliases)
+	var free []string
+	var refused error
 	for _, n := range it.Reserved {
 		h, err := holder(ctx, it, n)
 		switch {
@@ -1011,19 +1009,43 @@ func reserve(ctx context.Context, it recordio.Item, holder func(context.Context,
 			return err
 		case h == "mine":
 		case h != "":
-			return &resolver.Error{Kind: resolver.KindConflict, Offset: -1,
-				Message: fmt.Sprintf("reserved name %s is %s here: it cannot be reserved to %s (the record is written without it)", n, h, it.URN)}
+			if refused == nil {
+				refused = &resolver.Error{Kind: resolver.KindConflict, Offset: -1,
+					Message: fmt.Sprintf("reserved name %s is %s here: it cannot be reserved to %s (the record is written without it)", n, h, it.URN)}
+			}
 		default:
-			in.Aliases = append(in.Aliases, n)
+			free = append(free, n)
 		}
 	}
-	if len(in.Aliases) == len(it.Aliases) {
-		return nil
+	if len(free) == 0 {
+		return refused
 	}
-	if err := put(in); err != nil {
-		return fmt.Errorf("reserving %s: %w", strings.Join(in.Aliases[len(it.Aliases):], ", "), err)
+	// A put lists at most MaxAliases aliases, and a record may have
+	// dropped more over its life than it may list at once: the names go
+	// in chunks, each put dropping the chunk before (which stays
+	// reserved) and the last put the last chunk. When the record's own
+	// aliases leave no room, a chunk's put lists the chunk alone: the
+	// final put gives the record its aliases back, which a record may
+	// take up again (they were reserved to it meanwhile).
+	room, size := resolver.DefaultMaxAliases-len(it.Aliases), resolver.DefaultMaxAliases-len(it.Aliases)
+	if room <= 0 {
+		size = resolver.DefaultMaxAliases
 	}
-	return put(it.RecordInput)
+	for chunk := range slices.Chunk(free, size) {
+		in := it.RecordInput
+		if room > 0 {
+			in.Aliases = append(slices.Clone(it.Aliases), chunk...)
+		} else {
+			in.Aliases = chunk
+		}
+		if err := put(in); err != nil {
+			return fmt.Errorf("reserving %s: %w", strings.Join(chunk, ", "), err)
+		}
+	}
+	if err := put(it.RecordInput); err != nil {
+		return err
+	}
+	return refused
 }
 
 // holder is reserve's holder on a store, which tells a retired key's
@@ -1114,8 +1136,9 @@ func (r *remoteSink) one(ctx context.Context, it recordio.Item) (itemResult, err
 		_, res.created, err = r.c.Put(ctx, it.URN, it.RecordInput)
 		return err
 	})
+	var reserveErr error // a reserved name refused: the record goes on as the file says
 	if err == nil && len(it.Reserved) > 0 {
-		err = reserve(ctx, it, r.holder, func(in resolver.RecordInput) error {
+		reserveErr = reserve(ctx, it, r.holder, func(in resolver.RecordInput) error {
 			var err error
 			retry(ctx, func() error {
 				_, _, err = r.c.Put(ctx, it.URN, in)
@@ -1123,12 +1146,12 @@ func (r *remoteSink) one(ctx context.Context, it recordio.Item) (itemResult, err
 			})
 			return err
 		})
-		if err != nil {
-			return res, err
+		if reserveErr != nil && fatalKind(reserveErr) {
+			return res, reserveErr
 		}
 	}
 	if it.Status != resolver.Withdrawn {
-		return res, err
+		return res, reserveErr
 	}
 	live := err == nil // put: the record is live until the withdrawal below
 	if err != nil {
@@ -1145,6 +1168,9 @@ func (r *remoteSink) one(ctx context.Context, it recordio.Item) (itemResult, err
 		return err
 	})
 	res.withdrawn = err == nil && live
+	if err == nil {
+		err = reserveErr
+	}
 	return res, err
 }
 

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/urikit/urikit/resolver"
 )
 
 // TestExportImportKeepsReservedAliases: an alias a record dropped stays
@@ -86,19 +89,63 @@ func TestExportImportKeepsReservedAliases(t *testing.T) {
 }
 
 // TestImportRefusesTakenReservedName: a reserved name that another record
-// holds in the target refuses the line, with the reason.
+// holds in the target refuses the line, with the reason; the record is
+// still written as the file says (here withdrawn), with its other reserved
+// names.
 func TestImportRefusesTakenReservedName(t *testing.T) {
 	hermetic(t)
 	d := newDataDir(t)
 	cli(t, exitOK, "register", "urn:example:other", "https://example.org/other", "--data", d)
 	in := filepath.Join(t.TempDir(), "in.jsonl")
-	if err := os.WriteFile(in, []byte(`{"urn":"urn:example:rec","locations":[{"url":"https://example.org/rec"}],"reserved":["urn:example:other"]}`+"\n"), 0o644); err != nil {
+	line := `{"urn":"urn:example:rec","locations":[{"url":"https://example.org/rec"}],"status":"withdrawn","reason":"gone","reserved":["urn:example:other","urn:example:free"]}`
+	if err := os.WriteFile(in, []byte(line+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, errs := cli(t, exitInvalid, "import", in, "--data", d)
 	if !strings.Contains(errs, "line 1: ") || !strings.Contains(errs, "reserved name urn:example:other is the name of a record here") {
 		t.Fatalf("import: %s", errs)
 	}
+	out, _ := cli(t, exitOK, "lookup", "--json", "urn:example:rec", "--data", d)
+	if !strings.Contains(out, `"withdrawn"`) {
+		t.Fatalf("the record with a refused reserved name: %s", out)
+	}
+	_, errs = cli(t, exitInvalid, "register", "urn:example:free", "https://other.example/", "--data", d)
+	if !strings.Contains(errs, "stays reserved") {
+		t.Fatalf("register of the other reserved name: %s", errs)
+	}
+	cli(t, exitOK, "verify", "--data", d)
+}
+
+// TestImportReservesMoreNamesThanAPutLists: a record may have dropped more
+// aliases over its life than a put may list at once (MaxAliases): the
+// import reserves them all, a chunk at a time, beside the record's own
+// aliases, or (when it lists as many as a put may) without them.
+func TestImportReservesMoreNamesThanAPutLists(t *testing.T) {
+	hermetic(t)
+	for _, n := range []int{60, resolver.DefaultMaxAliases} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) { testImportReservesMany(t, n) })
+	}
+}
+
+func testImportReservesMany(t *testing.T, nAliases int) {
+	d := newDataDir(t)
+	var aliases, reserved []string
+	for i := range nAliases {
+		aliases = append(aliases, fmt.Sprintf(`"urn:example:a%03d"`, i))
+	}
+	for i := range 70 {
+		reserved = append(reserved, fmt.Sprintf(`"urn:example:r%03d"`, i))
+	}
+	line := `{"urn":"urn:example:rec","aliases":[` + strings.Join(aliases, ",") + `],"locations":[{"url":"https://example.org/rec"}],"reserved":[` + strings.Join(reserved, ",") + `]}` + "\n"
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	if err := os.WriteFile(in, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cli(t, exitOK, "import", in, "--data", d)
+	if exp, _ := cli(t, exitOK, "export", "--data", d); exp != line {
+		t.Fatalf("export:\n%s\nwant\n%s", exp, line)
+	}
+	cli(t, exitOK, "verify", "--data", d)
 }
 
 // headOf returns the Seq of the history's last entry in a data directory.
