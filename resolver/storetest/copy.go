@@ -125,6 +125,26 @@ func RunCopy(t *testing.T, from, to Backend) {
 	if after, _ := dst.Head(c); after.Seq != before.Seq {
 		t.Errorf("a refused copy changed the target: head %d, was %d", after.Seq, before.Seq)
 	}
+
+	// A source written during the copy fails it: the pages would mix
+	// states from before and after the write.
+	dst2 := to.New(t).(resolver.Loader)
+	maintSrc, err := s.svc.Authenticate(c, s.maintToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrote := false
+	_, err = resolver.Copy(c, src, dst2, resolver.CopyOptions{Page: 2, Progress: func(resolver.CopyProgress) {
+		if !wrote {
+			wrote = true
+			if _, _, err := s.svc.Put(c, maintSrc, "urn:example:a-during-copy", input("https://example.org/during")); err != nil {
+				t.Errorf("Put on the source: %v", err)
+			}
+		}
+	}})
+	if !errors.Is(err, resolver.ErrSourceChanged) {
+		t.Errorf("Copy from a source written meanwhile: %v, want ErrSourceChanged", err)
+	}
 }
 
 // copied is what RunCopy wrote into the source.
