@@ -6,6 +6,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/urikit/urikit/resolver"
@@ -66,6 +68,13 @@ func runCopy(args []string, s *stdio) int {
 	from.notice, from.cmd, to.notice, to.cmd = s.err, "copy", s.err, "copy"
 	fromName, toName := storeName(from), storeName(to)
 
+	if from.data != "" {
+		// openStore's own message names --data, which copy does not take.
+		if _, err := os.Stat(filepath.Join(from.data, sqlite.FileName)); err != nil {
+			fmt.Fprintf(s.err, "urikit copy: no urikit data directory at %s (no %s in it): --from-data names the data directory of the store to copy\n", from.data, sqlite.FileName)
+			return exitInvalid
+		}
+	}
 	ctx, stop := interruptible()
 	defer stop()
 	src, err := openStore(ctx, from)

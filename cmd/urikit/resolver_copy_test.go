@@ -49,11 +49,19 @@ func TestCopyDataToPostgresAndBack(t *testing.T) {
 	exp, _ := cli(t, exitOK, "export", "--data", d1)
 	head := headOf(t, d1)
 
+	_, errs := cli(t, exitInvalid, "copy", "--from-data", filepath.Join(dir, "none"), "--to-data", filepath.Join(dir, "d0"))
+	if !strings.Contains(errs, "no urikit data directory at ") || !strings.Contains(errs, "--from-data names") {
+		t.Fatalf("copy from no data directory: %s", errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "d0")); !os.IsNotExist(err) {
+		t.Fatalf("a copy from nothing created the target: %v", err)
+	}
+
 	// A server on the source holds its lock: the copy does not start.
 	srv = startServer(t, d1)
 	cluster := pgtest.Start(t, pgtest.Options{})
 	dsn := cluster.NewDB(t)
-	_, errs := cli(t, exitInvalid, "copy", "--from-data", d1, "--to-db", dsn)
+	_, errs = cli(t, exitInvalid, "copy", "--from-data", d1, "--to-db", dsn)
 	if !strings.Contains(errs, "urikit copy: the source: ") {
 		t.Fatalf("copy from a served directory: %s", errs)
 	}
