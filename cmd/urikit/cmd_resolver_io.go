@@ -1151,6 +1151,9 @@ func (r *remoteSink) one(ctx context.Context, it recordio.Item) (itemResult, err
 		}
 	}
 	if it.Status != resolver.Withdrawn {
+		if err != nil {
+			return res, err // the put's own
+		}
 		return res, reserveErr
 	}
 	live := err == nil // put: the record is live until the withdrawal below
