@@ -147,8 +147,10 @@ type directory interface {
 	Discover(ctx context.Context, name, service string) (d client.Discovery, ok bool, err error)
 
 	// EachRecord calls fn for every record, withdrawn ones too, in the
-	// order they were created.
-	EachRecord(ctx context.Context, fn func(resolver.Record) error) error
+	// order they were created, with the aliases it dropped (the spellings
+	// of its retired keys), which stay reserved to it. A server's API
+	// does not show them: over it, reserved is nil.
+	EachRecord(ctx context.Context, fn func(r resolver.Record, reserved []string) error) error
 	// Duplicates calls fn for every location several active records
 	// share; with withdrawn, several records whatever their status. Each
 	// holds the first resolver.MaxByLocation names (More when cut).
@@ -267,8 +269,8 @@ func (d remoteDir) Discover(ctx context.Context, name, service string) (client.D
 	}
 	return disc, err == nil, err
 }
-func (d remoteDir) EachRecord(ctx context.Context, fn func(resolver.Record) error) error {
-	return d.c.EachRecord(ctx, fn)
+func (d remoteDir) EachRecord(ctx context.Context, fn func(resolver.Record, []string) error) error {
+	return d.c.EachRecord(ctx, func(r resolver.Record) error { return fn(r, nil) })
 }
 func (d remoteDir) Duplicates(ctx context.Context, withdrawn bool, fn func(resolver.Duplicate) error) error {
 	return d.c.Duplicates(ctx, withdrawn, func(x client.Duplicate) error {
@@ -370,22 +372,34 @@ func (d *localDir) RemoveRule(ctx context.Context, id int64) error {
 func (d *localDir) Discover(context.Context, string, string) (client.Discovery, bool, error) {
 	return client.Discovery{}, false, nil
 }
-func (d *localDir) EachRecord(ctx context.Context, fn func(resolver.Record) error) error {
+func (d *localDir) EachRecord(ctx context.Context, fn func(resolver.Record, []string) error) error {
+	// RecordStates reads a page of records with their keys in one
+	// statement (Records and then Keys for each would be a round trip a
+	// record on PostgreSQL).
 	var after int64
 	for {
-		recs, err := d.st.Records(ctx, after, 1000)
+		states, err := d.st.RecordStates(ctx, after, 1000)
 		if err != nil {
 			return err
 		}
-		if len(recs) == 0 {
+		if len(states) == 0 {
 			return nil
 		}
-		for _, r := range recs {
-			if err := fn(r); err != nil {
+		for _, st := range states {
+			if !st.HasRecord {
+				continue // history without a record: urikit verify reports it
+			}
+			var reserved []string
+			for _, k := range st.Keys {
+				if k.Role == resolver.RoleRetired {
+					reserved = append(reserved, k.Spelling)
+				}
+			}
+			if err := fn(st.Record, reserved); err != nil {
 				return err
 			}
 		}
-		after = recs[len(recs)-1].ID
+		after = states[len(states)-1].ID
 	}
 }
 func (d *localDir) Duplicates(ctx context.Context, withdrawn bool, fn func(resolver.Duplicate) error) error {

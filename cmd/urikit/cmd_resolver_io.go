@@ -29,6 +29,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -53,7 +54,8 @@ const formatsHelp = `
 Formats: JSON Lines (jsonl), one record a line, the body of PUT
 /api/v1/names/{urn} plus "urn" ({"urn":…,"locations":[{"url":…,"type":…,
 "label":…}],"aliases":[…],"metadata":{…},"redirect":303}; an exported
-withdrawn record adds "status":"withdrawn", "reason" and "successor"); or CSV
+withdrawn record adds "status":"withdrawn", "reason" and "successor", and one
+that dropped aliases "reserved":[…], the names that stay reserved to it); or CSV
 with the header urn,url[,type,label] and one row per location, the rows of
 one record together and in order (a record with two locations has two
 rows). The format follows the file name (.csv is CSV, anything else JSON
@@ -951,6 +953,17 @@ func (l *localSink) write(ctx context.Context, items []recordio.Item, prep any) 
 	out := make([]itemResult, len(items))
 	for i, it := range items {
 		out[i] = itemResult{created: res[i].Created, err: res[i].Err}
+		var reserveErr error // a reserved name refused: the record goes on as the file says
+		if res[i].Err == nil && len(it.Reserved) > 0 {
+			reserveErr = reserve(ctx, it, l.holder, func(in resolver.RecordInput) error {
+				_, _, err := l.svc.Put(ctx, resolver.Operator, it.URN, in)
+				return err
+			})
+			if reserveErr != nil && fatalKind(reserveErr) {
+				return nil, reserveErr
+			}
+			out[i].err = reserveErr
+		}
 		if it.Status != resolver.Withdrawn {
 			continue
 		}
@@ -969,9 +982,93 @@ func (l *localSink) write(ctx context.Context, items []recordio.Item, prep any) 
 		}
 		// Counted as withdrawn by this import only when it was live:
 		// a record found withdrawn as the file says is already there.
-		out[i].err, out[i].withdrawn = nil, res[i].Err == nil
+		out[i].err, out[i].withdrawn = reserveErr, res[i].Err == nil
 	}
 	return out, nil
+}
+
+// reserve keeps an imported record's reserved names (Item.Reserved, the
+// aliases it dropped in the directory it was exported from) reserved to it
+// here, as the record that was put (it.Aliases) is stored: by the same two
+// writes that reserved them there, a put that lists them as aliases and
+// one that drops them again (the store then keeps their keys as retired).
+// The history so says how they came to be reserved, and urikit verify,
+// which checks that a retired key was once an alias, passes. holder says
+// who holds a name: "" when nobody does, "mine" when it is already
+// reserved to this record (a rerun of the import: nothing is written), or
+// what another record holds it as, which refuses the line: names are never
+// reused (README), and one reserved in the source cannot be another
+// record's here.
+func reserve(ctx context.Context, it recordio.Item, holder func(context.Context, recordio.Item, string) (string, error), put func(resolver.RecordInput) error) error {
+	var free []string
+	var refused error
+	for _, n := range it.Reserved {
+		h, err := holder(ctx, it, n)
+		switch {
+		case err != nil:
+			return err
+		case h == "mine":
+		case h != "":
+			if refused == nil {
+				refused = &resolver.Error{Kind: resolver.KindConflict, Offset: -1,
+					Message: fmt.Sprintf("reserved name %s is %s here: it cannot be reserved to %s (the record is written without it)", n, h, it.URN)}
+			}
+		default:
+			free = append(free, n)
+		}
+	}
+	if len(free) == 0 {
+		return refused
+	}
+	// A put lists at most MaxAliases aliases, and a record may have
+	// dropped more over its life than it may list at once: the names go
+	// in chunks, each put dropping the chunk before (which stays
+	// reserved) and the last put the last chunk. When the record's own
+	// aliases leave no room, a chunk's put lists the chunk alone: the
+	// final put gives the record its aliases back, which a record may
+	// take up again (they were reserved to it meanwhile).
+	room, size := resolver.DefaultMaxAliases-len(it.Aliases), resolver.DefaultMaxAliases-len(it.Aliases)
+	if room <= 0 {
+		size = resolver.DefaultMaxAliases
+	}
+	for chunk := range slices.Chunk(free, size) {
+		in := it.RecordInput
+		if room > 0 {
+			in.Aliases = append(slices.Clone(it.Aliases), chunk...)
+		} else {
+			in.Aliases = chunk
+		}
+		if err := put(in); err != nil {
+			return fmt.Errorf("reserving %s: %w", strings.Join(chunk, ", "), err)
+		}
+	}
+	if err := put(it.RecordInput); err != nil {
+		return err
+	}
+	return refused
+}
+
+// holder is reserve's holder on a store, which tells a retired key's
+// record from another's.
+func (l *localSink) holder(ctx context.Context, it recordio.Item, name string) (string, error) {
+	u, err := urn.Parse(name)
+	if err != nil {
+		return "", err
+	}
+	rec, role, err := l.svc.Store().RecordByKey(ctx, u.Key())
+	switch {
+	case errors.Is(err, resolver.ErrNotFound):
+		return "", nil
+	case err != nil:
+		return "", err
+	case sameKey(rec.URN, it.URN) && role == resolver.RoleRetired:
+		return "mine", nil
+	case role == resolver.RoleRetired:
+		return "reserved to " + rec.URN, nil
+	case role == resolver.RoleName:
+		return "the name of a record", nil
+	}
+	return "an alias of " + rec.URN, nil
 }
 
 // alreadyWithdrawn reports whether a put refused as a conflict was refused
@@ -1061,8 +1158,25 @@ func (r *remoteSink) one(ctx context.Context, it recordio.Item) (itemResult, err
 		_, res.created, err = r.c.Put(ctx, it.URN, it.RecordInput)
 		return err
 	})
+	var reserveErr error // a reserved name refused: the record goes on as the file says
+	if err == nil && len(it.Reserved) > 0 {
+		reserveErr = reserve(ctx, it, r.holder, func(in resolver.RecordInput) error {
+			var err error
+			retry(ctx, func() error {
+				_, _, err = r.c.Put(ctx, it.URN, in)
+				return err
+			})
+			return err
+		})
+		if reserveErr != nil && fatalKind(reserveErr) {
+			return res, reserveErr
+		}
+	}
 	if it.Status != resolver.Withdrawn {
-		return res, err
+		if err != nil {
+			return res, err // the put's own
+		}
+		return res, reserveErr
 	}
 	live := err == nil // put: the record is live until the withdrawal below
 	if err != nil {
@@ -1079,7 +1193,28 @@ func (r *remoteSink) one(ctx context.Context, it recordio.Item) (itemResult, err
 		return err
 	})
 	res.withdrawn = err == nil && live
+	if err == nil {
+		err = reserveErr
+	}
 	return res, err
+}
+
+// holder is reserve's holder over the API, which answers a reserved name
+// 404 without saying whose it is: a name reserved here already is taken
+// to be this record's (a rerun of the import).
+func (r *remoteSink) holder(ctx context.Context, it recordio.Item, name string) (string, error) {
+	rec, err := r.c.Get(ctx, name)
+	switch {
+	case errors.Is(err, resolver.ErrReserved):
+		return "mine", nil
+	case resolver.KindOf(err) == resolver.KindNotFound:
+		return "", nil
+	case err != nil:
+		return "", err
+	case sameKey(rec.URN, name):
+		return "the name of a record", nil
+	}
+	return "an alias of " + rec.URN, nil
 }
 
 func sameKey(a, b string) bool {
@@ -1112,8 +1247,8 @@ func runExport(args []string, s *stdio) int {
 	fs := newFlags("export", "export [--format jsonl|csv] [-o FILE]",
 		"Writes every record, withdrawn ones too, in the order they were created,\n"+
 			"to FILE (written whole, then renamed into place) or standard output.\n"+
-			"CSV holds names and locations only: records with aliases, metadata or\n"+
-			"another redirect status lose them, and withdrawn records are left out\n"+
+			"CSV holds names and locations only: records with aliases, reserved names,\n"+
+			"metadata or another redirect status lose them, and withdrawn records are left out\n"+
 			"(you are told how many); JSON Lines holds everything and imports back\n"+
 			"whole. Against a server this needs the admin token.\n"+formatsHelp+"\n"+targetHelp, s)
 	t := addTarget(fs)
@@ -1157,8 +1292,8 @@ func runExport(args []string, s *stdio) int {
 		}
 		w := recordio.NewWriter(out, f)
 		var n, partial, left int64
-		err := d.EachRecord(ctx, func(r resolver.Record) error {
-			whole, err := w.Write(r)
+		err := d.EachRecord(ctx, func(r resolver.Record, reserved []string) error {
+			whole, err := w.WriteReserved(r, reserved)
 			if err != nil {
 				return err
 			}
@@ -1193,7 +1328,7 @@ func runExport(args []string, s *stdio) int {
 			fmt.Fprintf(s.err, "urikit export: %s left out: CSV cannot say a name is withdrawn (use --format jsonl)\n", counted(left, "withdrawn record", "withdrawn records"))
 		}
 		if partial > 0 {
-			fmt.Fprintf(s.err, "urikit export: %s aliases, metadata or redirect status: CSV cannot hold them (use --format jsonl)\n", counted(partial, "record lost its", "records lost their"))
+			fmt.Fprintf(s.err, "urikit export: %s aliases, reserved names, metadata or redirect status: CSV cannot hold them (use --format jsonl)\n", counted(partial, "record lost its", "records lost their"))
 		}
 		return exitOK
 	})

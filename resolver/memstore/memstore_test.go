@@ -13,3 +13,8 @@ func TestStoreSuite(t *testing.T) {
 		New: func(t *testing.T) resolver.Store { return memstore.New() },
 	})
 }
+
+func TestCopy(t *testing.T) {
+	mem := storetest.Backend{New: func(t *testing.T) resolver.Store { return memstore.New() }}
+	storetest.RunCopy(t, mem, mem)
+}

@@ -73,8 +73,13 @@ type Item struct {
 	Status    resolver.Status // Active, or Withdrawn for an exported withdrawn record
 	Reason    string
 	Successor string
-	Line      int // the line the record starts on (1-based)
-	EndLine   int // the last line of the record
+	// Reserved are aliases the record dropped (retired keys' spellings,
+	// as exported): names it keeps for ever, which resolve to nothing
+	// and may be no other record's (names are never reused). JSON Lines
+	// only.
+	Reserved []string
+	Line     int // the line the record starts on (1-based)
+	EndLine  int // the last line of the record
 }
 
 // RowError is a record that could not be read; the reader skips it.
@@ -109,6 +114,7 @@ type jsonRecord struct {
 	Status    resolver.Status     `json:"status,omitempty"`
 	Reason    string              `json:"reason,omitempty"`
 	Successor string              `json:"successor,omitempty"`
+	Reserved  []string            `json:"reserved,omitempty"`
 }
 
 // MaxLine bounds one line of input (and so one record of JSON Lines).
@@ -211,8 +217,35 @@ func (r *Reader) nextJSON() (Item, error) {
 		}
 		it.URN = j.URN
 		it.Aliases, it.Locations, it.Metadata, it.Redirect = j.Aliases, j.Locations, j.Metadata, j.Redirect
+		if err := checkReserved(j); err != nil {
+			return Item{}, &RowError{r.line, err}
+		}
+		it.Reserved = j.Reserved
 		return it, nil
 	}
+}
+
+// checkReserved checks a record's "reserved" names: URNs, each once, and
+// none of them the record's name or one of its aliases (a reserved name is
+// one the record no longer lists).
+func checkReserved(j jsonRecord) error {
+	seen := map[string]string{}
+	for _, n := range append([]string{j.URN}, j.Aliases...) {
+		if u, err := urn.Parse(n); err == nil {
+			seen[u.Key()] = n
+		}
+	}
+	for i, n := range j.Reserved {
+		u, err := urn.Parse(n)
+		if err != nil {
+			return fmt.Errorf("reserved[%d] %q is not a URN: %v", i, n, err)
+		}
+		if was, ok := seen[u.Key()]; ok {
+			return fmt.Errorf("reserved[%d] %q is the same name as %q, which the record lists", i, n, was)
+		}
+		seen[u.Key()] = n
+	}
+	return nil
 }
 
 // lineError says what is wrong with a line of JSON Lines (line, with lead
@@ -587,6 +620,14 @@ func NewWriter(w io.Writer, format Format) *Writer {
 // redirect status or withdrawal: Write reports whether it could write r
 // whole (a withdrawn record is not written to CSV at all).
 func (w *Writer) Write(r resolver.Record) (whole bool, err error) {
+	return w.WriteReserved(r, nil)
+}
+
+// WriteReserved writes one record with the aliases it dropped (its retired
+// keys' spellings), which JSON Lines holds as "reserved" so that an import
+// keeps them reserved. CSV has no place for them either: a record with
+// some is not written whole.
+func (w *Writer) WriteReserved(r resolver.Record, reserved []string) (whole bool, err error) {
 	if w.format == CSV {
 		if !w.wrote {
 			w.wrote = true
@@ -602,11 +643,11 @@ func (w *Writer) Write(r resolver.Record) (whole bool, err error) {
 				return false, err
 			}
 		}
-		whole = len(r.Aliases) == 0 && (len(r.Metadata) == 0 || string(r.Metadata) == "{}") &&
+		whole = len(r.Aliases) == 0 && len(reserved) == 0 && (len(r.Metadata) == 0 || string(r.Metadata) == "{}") &&
 			(r.Redirect == 0 || r.Redirect == resolver.DefaultRedirect)
 		return whole, w.csv.Error()
 	}
-	j := jsonRecord{URN: r.URN, Aliases: r.Aliases, Locations: r.Locations, Metadata: r.Metadata}
+	j := jsonRecord{URN: r.URN, Aliases: r.Aliases, Locations: r.Locations, Metadata: r.Metadata, Reserved: reserved}
 	if r.Redirect != resolver.DefaultRedirect {
 		j.Redirect = r.Redirect
 	}

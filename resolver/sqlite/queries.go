@@ -66,6 +66,14 @@ const (
 	qDeleteKeyAbove
 	qDeleteRecordsAbove
 	qDeleteEntriesAbove
+	// Loader (load.go)
+	qLoadRecord
+	qLoadKey
+	qLoadAuthority
+	qLoadToken
+	qLoadRule
+	qReserveRuleIDs
+	qRaiseRuleIDs
 	numQueries
 )
 
@@ -192,6 +200,21 @@ var sqlText = [numQueries]string{
 	qDeleteKeyAbove:     `DELETE FROM keys WHERE key = ? AND record_id > ?`,
 	qDeleteRecordsAbove: `DELETE FROM records WHERE id > ?`,
 	qDeleteEntriesAbove: `DELETE FROM history WHERE seq > ?`,
+
+	// Loader: rows with the IDs they come with (load.go).
+	qLoadRecord: `INSERT INTO records (id, urn, key, status, redirect, successor, reason, authority_id, created, updated, body, successor_key, successor_version)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	qLoadKey:       `INSERT INTO keys (` + keyInsertCols + `) VALUES (?, ?, ?, ?, ?)`,
+	qLoadAuthority: `INSERT INTO authorities (id, name, prefixes, created, updated) VALUES (?, ?, ?, ?, ?)`,
+	qLoadToken:     `INSERT INTO tokens (id, authority_id, label, hash, created, revoked) VALUES (?, ?, ?, ?, ?, ?)`,
+	qLoadRule:      `INSERT INTO rules (id, prefix, target, created) VALUES (?, ?, ?, ?)`,
+	// rules is AUTOINCREMENT: sqlite_sequence holds the greatest ID it
+	// ever handed out, which the loaded rows alone may not say (a removed
+	// rule's). Its row exists once a rule was inserted (qLoadRule) or
+	// not at all; the upsert covers both (sqlite_sequence has no unique
+	// index, hence two statements: insert, then raise).
+	qReserveRuleIDs: `INSERT INTO sqlite_sequence (name, seq) SELECT 'rules', ?1 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'rules')`,
+	qRaiseRuleIDs:   `UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'rules'`,
 }
 
 // stmts holds prepared statements; only the first numReadQueries are set

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/urikit/urikit/resolver"
+	"github.com/urikit/urikit/resolver/memstore"
 	"github.com/urikit/urikit/resolver/sqlite"
 	"github.com/urikit/urikit/resolver/storetest"
 )
@@ -24,4 +25,14 @@ func TestStoreSuite(t *testing.T) {
 			return st
 		},
 	})
+}
+
+// TestCopy copies between SQLite stores, and to and from the in-memory
+// store (PostgreSQL's pairs are in resolver/postgres).
+func TestCopy(t *testing.T) {
+	sq := storetest.Backend{New: func(t *testing.T) resolver.Store { return openStore(t, t.TempDir(), sqlite.Options{}) }}
+	mem := storetest.Backend{New: func(t *testing.T) resolver.Store { return memstore.New() }}
+	t.Run("sqlite-sqlite", func(t *testing.T) { storetest.RunCopy(t, sq, sq) })
+	t.Run("sqlite-memstore", func(t *testing.T) { storetest.RunCopy(t, sq, mem) })
+	t.Run("memstore-sqlite", func(t *testing.T) { storetest.RunCopy(t, mem, sq) })
 }
