@@ -386,6 +386,12 @@ func CheckRuleTarget(target string) error {
 	if t.Host() == "" {
 		return invalid("target", host, "a resolver's base URL has a host (http://host/…, RFC 9110 §4.2.1)")
 	}
+	if i := strings.IndexByte(t.Host(), '%'); i >= 0 {
+		// A DNS name or an IP address has no percent-encoding, and a
+		// browser decodes it (WHATWG URL host parsing): bank.example%2Eevil.example
+		// goes to bank.example.evil.example while it reads as another.
+		return invalid("target", host+i, "a resolver's host is a domain name or an IP address, not percent-encoded")
+	}
 	if p := t.Port(); p != "" {
 		if n, ok := t.PortNumber(); !ok || n == 0 {
 			return invalid("target", auth+len(t.Authority())-len(p), "a port is 1 to 65535, not %s", p)

@@ -61,7 +61,7 @@ type NextIDs struct {
 // keeps. None of them is derived from the rows, so the target must have
 // them as the source does (Verify holds the admin token's hash and the
 // location keys' version to the history).
-var copiedSettings = []string{AdminTokenSetting, adminEnvironmentSetting, LocationKeySetting, LocationKeyMigrationSetting}
+var copiedSettings = []string{AdminTokenSetting, adminEnvironmentSetting, adminRetiredSetting, LocationKeySetting, LocationKeyMigrationSetting}
 
 // CopyProgress is what Copy has done so far.
 type CopyProgress struct {

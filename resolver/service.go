@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -53,6 +55,13 @@ const AdminTokenSetting = "admin-token-sha256"
 // adminEnvironmentSetting names the setting that tells EnsureAdminToken
 // it recorded an admin.environment entry already.
 const adminEnvironmentSetting = "admin-token-environment-recorded"
+
+// adminRetiredSetting names the setting that holds the fingerprints
+// (tokenFingerprint) of the admin token hashes rotation replaced, space
+// separated: an instance started with a stale URIKIT_ADMIN_TOKEN would
+// otherwise take the replaced token for a new one and store it back, for
+// every instance on the store.
+const adminRetiredSetting = "admin-token-retired-fingerprints"
 
 // Service is the resolver's policy: what a name resolves to, who may change
 // what, and the rules a change must follow. It is safe for concurrent use.
@@ -294,6 +303,14 @@ func (s *Service) replaceAdminHash(ctx context.Context, tok string, always bool)
 		if !always && old == fmt.Sprintf("%x", h) {
 			return nil
 		}
+		retired, err := tx.Setting(ctx, adminRetiredSetting)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		if slices.Contains(strings.Fields(retired), tokenFingerprint(h)) {
+			return &Error{Kind: KindConflict, Offset: -1, Message: "URIKIT_ADMIN_TOKEN is an admin token that a rotation replaced: " +
+				"it stays replaced (set the current admin token, or unset the variable to use the stored one)"}
+		}
 		replaces := ""
 		if old != "" {
 			var oh []byte
@@ -301,6 +318,9 @@ func (s *Service) replaceAdminHash(ctx context.Context, tok string, always bool)
 				return &Error{Kind: KindInternal, Message: "the stored admin token hash is not hex", Offset: -1, Err: err}
 			}
 			replaces = tokenFingerprint(oh)
+			if err := tx.SetSetting(ctx, adminRetiredSetting, strings.TrimSpace(retired+" "+replaces)); err != nil {
+				return err
+			}
 		}
 		return s.storeAdminHash(ctx, tx, h, replaces)
 	})

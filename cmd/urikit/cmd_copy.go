@@ -60,7 +60,7 @@ func runCopy(args []string, s *stdio) int {
 		return usageErr(s, "copy", "give the source with one of --from-data DIR and --from-db DSN")
 	case (to.data == "") == (to.db == ""):
 		return usageErr(s, "copy", "give the target with one of --to-data DIR and --to-db DSN")
-	case from.data != "" && from.data == to.data, from.db != "" && from.db == to.db:
+	case from.data != "" && sameDir(from.data, to.data), from.db != "" && from.db == to.db:
 		return usageErr(s, "copy", "the source and the target are the same store")
 	}
 	from.mustExist, from.direct, from.exclusive, from.timeout = true, true, true, copyTimeout
@@ -138,3 +138,18 @@ func storeName(c storeConfig) string {
 // The embedded store is a Loader, and so is PostgreSQL's (checked in its
 // package): every pair of stores can be copied.
 var _ resolver.Loader = (*sqlite.Store)(nil)
+
+// sameDir reports whether a and b name one directory, however spelled
+// (d and d/., a symbolic link): the copy would find the target locked by
+// itself.
+func sameDir(a, b string) bool {
+	if b == "" {
+		return false
+	}
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ia, err1 := os.Stat(a)
+	ib, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(ia, ib)
+}

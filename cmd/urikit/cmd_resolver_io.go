@@ -1200,13 +1200,21 @@ func (r *remoteSink) one(ctx context.Context, it recordio.Item) (itemResult, err
 }
 
 // holder is reserve's holder over the API, which answers a reserved name
-// 404 without saying whose it is: a name reserved here already is taken
-// to be this record's (a rerun of the import).
+// 404 without saying whose it is: a name reserved here already is this
+// record's (a rerun of the import) when the record's history, which anyone
+// may read, once gave it as an alias, and another record's otherwise.
 func (r *remoteSink) holder(ctx context.Context, it recordio.Item, name string) (string, error) {
 	rec, err := r.c.Get(ctx, name)
 	switch {
 	case errors.Is(err, resolver.ErrReserved):
-		return "mine", nil
+		mine, err := r.onceAlias(ctx, it.URN, name)
+		if err != nil {
+			return "", err
+		}
+		if mine {
+			return "mine", nil
+		}
+		return "reserved to another record", nil
 	case resolver.KindOf(err) == resolver.KindNotFound:
 		return "", nil
 	case err != nil:
@@ -1215,6 +1223,31 @@ func (r *remoteSink) holder(ctx context.Context, it recordio.Item, name string) 
 		return "the name of a record", nil
 	}
 	return "an alias of " + rec.URN, nil
+}
+
+// onceAlias reports whether the history of the record named rec ever
+// gave it name (or an equivalent) as an alias. A record with no history
+// here (not yet written) never did.
+func (r *remoteSink) onceAlias(ctx context.Context, rec, name string) (bool, error) {
+	es, err := r.c.History(ctx, rec)
+	if resolver.KindOf(err) == resolver.KindNotFound {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	for _, e := range es {
+		var data struct {
+			Aliases []string `json:"aliases"`
+		}
+		if json.Unmarshal(e.Data, &data) != nil {
+			continue
+		}
+		if slices.ContainsFunc(data.Aliases, func(a string) bool { return sameKey(a, name) }) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func sameKey(a, b string) bool {

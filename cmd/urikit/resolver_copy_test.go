@@ -56,6 +56,11 @@ func TestCopyDataToPostgresAndBack(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "d0")); !os.IsNotExist(err) {
 		t.Fatalf("a copy from nothing created the target: %v", err)
 	}
+	// The same directory, spelled another way: a usage error, not a lock
+	// that the copy itself holds.
+	if _, errs := cli(t, exitUsage, "copy", "--from-data", d1, "--to-data", d1+"/."); !strings.Contains(errs, "the source and the target are the same store") {
+		t.Fatalf("copy into its own source: %s", errs)
+	}
 
 	// A server on the source holds its lock: the copy does not start.
 	srv = startServer(t, d1)

@@ -159,3 +159,33 @@ func headOf(t *testing.T, dir string) int64 {
 	}
 	return h.Seq
 }
+
+// TestImportRefusesReservedNameOfAnotherThroughAPI: through a server's
+// API, which answers a reserved name 404 without saying whose, a reserved
+// name that another record dropped refuses the line, as it does directly:
+// the record's own history tells a rerun (its own dropped alias) from
+// another record's.
+func TestImportRefusesReservedNameOfAnotherThroughAPI(t *testing.T) {
+	hermetic(t)
+	dir := t.TempDir()
+	d := filepath.Join(dir, "d")
+	out, _ := cli(t, exitOK, "authority", "add", "Example", "urn:example:", "--data", d)
+	tok := tokenIn(t, out)
+	write := func(name, line string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(line+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	srv := startServer(t, d)
+	target := []string{"--server", srv.URL, "--token", tok}
+	cli(t, exitOK, append([]string{"import", write("x1.jsonl", `{"urn":"urn:example:x","aliases":["urn:example:n"],"locations":[{"url":"https://example.org/x"}]}`)}, target...)...)
+	cli(t, exitOK, append([]string{"import", write("x2.jsonl", `{"urn":"urn:example:x","locations":[{"url":"https://example.org/x"}]}`)}, target...)...)
+	_, errs := cli(t, exitInvalid, append([]string{"import", write("y.jsonl", `{"urn":"urn:example:y","locations":[{"url":"https://example.org/y"}],"reserved":["urn:example:n"]}`)}, target...)...)
+	if !strings.Contains(errs, "line 1: ") || !strings.Contains(errs, "reserved name urn:example:n is reserved to another record here") {
+		t.Fatalf("import of another record's reserved name through the API: %s", errs)
+	}
+	// x's own dropped alias, imported again: nothing to do, no error.
+	cli(t, exitOK, append([]string{"import", write("x3.jsonl", `{"urn":"urn:example:x","locations":[{"url":"https://example.org/x"}],"reserved":["urn:example:n"]}`)}, target...)...)
+}

@@ -210,6 +210,16 @@ func checkOutput(kind byte, out string) string {
 			// URLs without userinfo. Refused as a rule's target is.
 			return "has a userinfo (user@ before the host)"
 		}
+		if strings.Contains(u.Host(), "%") {
+			// A browser decodes a percent-encoded host: it would go
+			// elsewhere than it reads. Refused as a rule's target is.
+			return "has a percent-encoded host"
+		}
+		if p := u.Port(); p != "" {
+			if n, ok := u.PortNumber(); !ok || n == 0 {
+				return "has a port out of 1 to 65535"
+			}
+		}
 		if len(out) > resolver.MaxURLBytes {
 			// Apply bounds an expression's output; a replacement field
 			// is a domain name, shorter still. Kept for any other way in.

@@ -85,6 +85,10 @@ func TestRuleTargetChecks(t *testing.T) {
 		{"http://@evil.example/", 7},
 		{long, resolver.MaxURLBytes},
 		{"https://r.example/?x", 18},
+		// A percent-encoded host: a browser decodes it, and goes to
+		// bank.example.evil.example, which it does not read as.
+		{"http://bank.example%2Eevil.example/", 19},
+		{"http://%65vil.example/", 7},
 	} {
 		body, _ := json.Marshal(map[string]string{"prefix": fmt.Sprintf("urn:t%d:", i), "target": c.target})
 		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/v1/rules", strings.NewReader(string(body)))
@@ -182,6 +186,15 @@ func TestDDDSOutputChecks(t *testing.T) {
 		"useronly.urn.arpa.": {
 			`useronly.urn.arpa. 300 IN NAPTR 100 10 "U" "THTTP+I2L" "!^urn:[a-z]+:(.*)$!https://u:p@evil.example/\\1!" .`,
 		},
+		// A percent-encoded host, and ports out of range, as a rule's
+		// target refuses them.
+		"pct.urn.arpa.": {
+			`pct.urn.arpa. 300 IN NAPTR 100 10 "U" "THTTP+I2L" "!^urn:[a-z]+:(.*)$!http://bank.example%2Eevil.example/\\1!" .`,
+		},
+		"port.urn.arpa.": {
+			`port.urn.arpa. 300 IN NAPTR 100 10 "U" "THTTP+I2L" "!^urn:[a-z]+:(.*)$!http://x.example:0/\\1!" .`,
+			`port.urn.arpa. 300 IN NAPTR 100 20 "U" "THTTP+I2L" "!^urn:[a-z]+:(.*)$!http://x.example:99999/\\1!" .`,
+		},
 	}
 	_, srv := startFederated(t, memstore.New(), federate.Options{DNS: naptrServer(t, zone)}, nil)
 	nss := strings.Repeat("n", 200)
@@ -190,6 +203,8 @@ func TestDDDSOutputChecks(t *testing.T) {
 		{"urn:user:abc", "https://good.example/abc"},
 		{"urn:bigonly:" + nss, ""},
 		{"urn:useronly:abc", ""},
+		{"urn:pct:abc", ""},
+		{"urn:port:abc", ""},
 	} {
 		res, _ := fedGet(t, srv, "/uri-res/N2L?"+c.name)
 		loc := res.Header.Get("Location")

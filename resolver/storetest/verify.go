@@ -290,6 +290,20 @@ func testAdminTokenRotation(t *testing.T, b Backend) {
 	if rep, err := e.svc.VerifyAll(c, nil); err != nil || !rep.AdminToken {
 		t.Fatalf("VerifyAll after RotateAdminToken: %+v %v", rep, err)
 	}
+	// An instance started again with the variable it had before the
+	// rotation (a stale configuration): it refuses to start rather than
+	// store the replaced token back for every instance; so does one with
+	// the first, generated token.
+	for _, stale := range []string{second, first} {
+		before, _ := e.store.Head(c)
+		_, err := resolver.New(e.store, resolver.Options{AdminToken: stale}).EnsureAdminToken(c)
+		if resolver.KindOf(err) != resolver.KindConflict || !strings.Contains(err.Error(), "a rotation replaced") {
+			t.Fatalf("EnsureAdminToken with a replaced token in the variable: %v", err)
+		}
+		if after, _ := e.store.Head(c); after.Seq != before.Seq || !isAdmin(restarted, third) || isAdmin(restarted, stale) {
+			t.Fatal("a start with a replaced token in the variable changed the admin token")
+		}
+	}
 	// A hash replaced behind the service's back, then rotated: the
 	// rotation does not hide it.
 	update(t, e.store, func(tx resolver.Tx) error {
