@@ -210,18 +210,18 @@ func (p Principal) Actor() string {
 // System is the principal of the service's own changes (key migration).
 var System = Principal{}
 
-// MinAdminTokenBytes is the shortest admin token Options may give
-// (URIKIT_ADMIN_TOKEN): 16 bytes. The admin token is a bearer secret that
+// MinAdminTokenBytes is the shortest admin token Options should give
+// (URIKIT_ADMIN_TOKEN; serve warns of a shorter one): 16 bytes. The admin token is a bearer secret that
 // anyone who reaches the API can guess at, and nothing slows the guessing;
 // a generated one carries 256 bits. 16 bytes is the least that still
 // leaves a random token (hex: 64 bits; base64: 96) beyond guessing over
 // the network; a person's short word is not.
 const MinAdminTokenBytes = 16
 
-// CheckAdminToken says why tok cannot be the admin token, or nil.
+// CheckAdminToken says why tok is not safe as the admin token, or nil.
 func CheckAdminToken(tok string) error {
 	if len(tok) < MinAdminTokenBytes {
-		return fmt.Errorf("is %d bytes long; it must be at least %d (a generated token, urikit admin-token rotate, has 256 random bits), "+
+		return fmt.Errorf("it is %d bytes long; it should be at least %d (a generated token, urikit admin-token rotate, has 256 random bits), "+
 			"since anyone who reaches the server may guess at it", len(tok), MinAdminTokenBytes)
 	}
 	return nil

@@ -146,17 +146,19 @@ func runServe(args []string, s *stdio) int {
 			return usageErr(s, "serve", "--dns: %v", err)
 		}
 	}
-	if tok := os.Getenv(envAdminToken); tok != "" {
-		// Refused before anything is opened: a guessable admin token is
-		// worse than none (exit 1, as for a server that cannot start).
-		if err := resolver.CheckAdminToken(tok); err != nil {
-			fmt.Fprintf(s.err, "urikit serve: %s %v\n", envAdminToken, err)
-			return exitInvalid
-		}
-	}
 	logger, err := newLogger(s, c.logFormat, c.logLevel)
 	if err != nil {
 		return usageErr(s, "serve", "%v", err)
+	}
+	if tok := os.Getenv(envAdminToken); tok != "" {
+		// Warned of, not refused: deployments and scripts in use set
+		// short tokens (a test's "secret"), and a server that no longer
+		// starts after an upgrade is worse for them than the warning,
+		// which every start repeats until the token is replaced.
+		if err := resolver.CheckAdminToken(tok); err != nil {
+			logger.Warn(envAdminToken+" is too short to be safe", "reason", err.Error(),
+				"fix", "set a longer random one, or unset it and use urikit admin-token rotate")
+		}
 	}
 	if err := serve(s, c, logger); err != nil {
 		fmt.Fprintf(s.err, "urikit serve: %s\n", errText(err, nil))
