@@ -56,6 +56,15 @@ const AdminTokenSetting = "admin-token-sha256"
 // it recorded an admin.environment entry already.
 const adminEnvironmentSetting = "admin-token-environment-recorded"
 
+// ErrAdminTokenReplaced is returned by EnsureAdminToken when Options give
+// an admin token that a rotation replaced (a stale URIKIT_ADMIN_TOKEN):
+// the store keeps the current one, which every other instance goes on
+// taking; this Service takes the one its Options give, as it always does.
+// The caller warns rather than stops: a server that no longer starts is
+// worse than one whose operator is told.
+var ErrAdminTokenReplaced = errors.New("URIKIT_ADMIN_TOKEN is an admin token that a rotation replaced: " +
+	"the store keeps the current one (set the current admin token, or unset the variable to use the stored one)")
+
 // adminRetiredSetting names the setting that holds the fingerprints
 // (tokenFingerprint) of the admin token hashes rotation replaced, space
 // separated: an instance started with a stale URIKIT_ADMIN_TOKEN would
@@ -308,8 +317,9 @@ func (s *Service) replaceAdminHash(ctx context.Context, tok string, always bool)
 			return err
 		}
 		if slices.Contains(strings.Fields(retired), tokenFingerprint(h)) {
-			return &Error{Kind: KindConflict, Offset: -1, Message: "URIKIT_ADMIN_TOKEN is an admin token that a rotation replaced: " +
-				"it stays replaced (set the current admin token, or unset the variable to use the stored one)"}
+			// A stale configuration: the store is left as it is, for
+			// every other instance (EnsureAdminToken's caller warns).
+			return ErrAdminTokenReplaced
 		}
 		replaces := ""
 		if old != "" {
@@ -324,6 +334,9 @@ func (s *Service) replaceAdminHash(ctx context.Context, tok string, always bool)
 		}
 		return s.storeAdminHash(ctx, tx, h, replaces)
 	})
+	if errors.Is(err, ErrAdminTokenReplaced) {
+		return ErrAdminTokenReplaced
+	}
 	return storeError(err)
 }
 

@@ -264,6 +264,10 @@ func serve(s *stdio, c serveConfig, logger *slog.Logger) error {
 			"interrupted", rep.LocationsInterrupted, "records", rep.LocationRecords, "rekeyed", rep.LocationsRekeyed)
 	}
 	tok, err := svc.EnsureAdminToken(ctx)
+	if errors.Is(err, resolver.ErrAdminTokenReplaced) {
+		logger.Warn(err.Error())
+		err = nil
+	}
 	if err != nil {
 		return fmt.Errorf("setting up the admin token: %w", err)
 	}

@@ -115,6 +115,19 @@ func TestServeAdminTokenRotation(t *testing.T) {
 		t.Fatalf("verify after the rotations:\n%s", out)
 	}
 
+	// Started again with the variable of before the rotation (a stale
+	// configuration): it starts and says so, and the store keeps the
+	// current token, which a server without the variable still takes.
+	stale := startServer(t, data, envAdminToken+"="+second)
+	if !strings.Contains(stale.Log.String(), "a rotation replaced") {
+		t.Fatalf("no warning of the replaced admin token in the log:\n%s", stale.Log.String())
+	}
+	stale.Stop(t)
+	again := startServer(t, data)
+	cli(t, exitInvalid, "authority", "list", "--server", again.URL, "--token", second)
+	cli(t, exitOK, "authority", "list", "--server", again.URL, "--token", third)
+	again.Stop(t)
+
 	// A one-character token: the server starts (deployments in use set
 	// short tokens), and its log warns of it, with what to do.
 	short := startServer(t, data, envAdminToken+"=a")

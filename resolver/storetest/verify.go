@@ -291,13 +291,13 @@ func testAdminTokenRotation(t *testing.T, b Backend) {
 		t.Fatalf("VerifyAll after RotateAdminToken: %+v %v", rep, err)
 	}
 	// An instance started again with the variable it had before the
-	// rotation (a stale configuration): it refuses to start rather than
-	// store the replaced token back for every instance; so does one with
-	// the first, generated token.
+	// rotation (a stale configuration): it is told so, and does not store
+	// the replaced token back for every instance; nor does one with the
+	// first, generated token.
 	for _, stale := range []string{second, first} {
 		before, _ := e.store.Head(c)
 		_, err := resolver.New(e.store, resolver.Options{AdminToken: stale}).EnsureAdminToken(c)
-		if resolver.KindOf(err) != resolver.KindConflict || !strings.Contains(err.Error(), "a rotation replaced") {
+		if !errors.Is(err, resolver.ErrAdminTokenReplaced) {
 			t.Fatalf("EnsureAdminToken with a replaced token in the variable: %v", err)
 		}
 		if after, _ := e.store.Head(c); after.Seq != before.Seq || !isAdmin(restarted, third) || isAdmin(restarted, stale) {
